@@ -1,0 +1,117 @@
+#include "devices/cpu/ceiling_kernels.hpp"
+
+#include <immintrin.h>
+
+namespace rooftop::cpu {
+namespace {
+// Horizontal sum through memory: GCC 12's _mm512_reduce_add_ps trips -Wuninitialized.
+__attribute__((target("avx512f"))) float sum_lanes(__m512 v) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, v);
+  float s = 0;
+  for (float x : lanes) s += x;
+  return s;
+}
+
+constexpr int kChains512 = 16;  // 2 FMA ports x 4-cycle latency needs >= 8; 16 leaves margin
+constexpr int kChains256 = 12;
+
+__attribute__((target("avx512f"))) float fma_avx512(std::int64_t iterations, float seed) {
+  __m512 acc[kChains512];
+  for (int j = 0; j < kChains512; ++j) acc[j] = _mm512_set1_ps(seed + static_cast<float>(j));
+  const __m512 mul = _mm512_set1_ps(0.999999f), add = _mm512_set1_ps(1e-6f);
+  for (std::int64_t i = 0; i < iterations; ++i) {
+#pragma GCC unroll 16
+    for (int j = 0; j < kChains512; ++j) acc[j] = _mm512_fmadd_ps(acc[j], mul, add);
+  }
+  __m512 sum = acc[0];
+  for (int j = 1; j < kChains512; ++j) sum = _mm512_add_ps(sum, acc[j]);
+  return sum_lanes(sum);
+}
+
+__attribute__((target("avx2,fma"))) float fma_avx2(std::int64_t iterations, float seed) {
+  __m256 acc[kChains256];
+  for (int j = 0; j < kChains256; ++j) acc[j] = _mm256_set1_ps(seed + static_cast<float>(j));
+  const __m256 mul = _mm256_set1_ps(0.999999f), add = _mm256_set1_ps(1e-6f);
+  for (std::int64_t i = 0; i < iterations; ++i) {
+#pragma GCC unroll 12
+    for (int j = 0; j < kChains256; ++j) acc[j] = _mm256_fmadd_ps(acc[j], mul, add);
+  }
+  alignas(32) float lanes[8];
+  __m256 sum = acc[0];
+  for (int j = 1; j < kChains256; ++j) sum = _mm256_add_ps(sum, acc[j]);
+  _mm256_store_ps(lanes, sum);
+  float s = 0;
+  for (float x : lanes) s += x;
+  return s;
+}
+
+float fma_scalar(std::int64_t iterations, float seed) {
+  float acc[8];
+  for (int j = 0; j < 8; ++j) acc[j] = seed + static_cast<float>(j);
+  for (std::int64_t i = 0; i < iterations; ++i)
+    for (float& a : acc) a = a * 0.999999f + 1e-6f;
+  float s = 0;
+  for (float a : acc) s += a;
+  return s;
+}
+
+__attribute__((target("avx512f"))) float read_sum_avx512(const float* p, std::size_t n) {
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  for (std::size_t i = 0; i < n; i += 128) {
+    a0 = _mm512_add_ps(a0, _mm512_load_ps(p + i));
+    a1 = _mm512_add_ps(a1, _mm512_load_ps(p + i + 16));
+    a2 = _mm512_add_ps(a2, _mm512_load_ps(p + i + 32));
+    a3 = _mm512_add_ps(a3, _mm512_load_ps(p + i + 48));
+    a4 = _mm512_add_ps(a4, _mm512_load_ps(p + i + 64));
+    a5 = _mm512_add_ps(a5, _mm512_load_ps(p + i + 80));
+    a6 = _mm512_add_ps(a6, _mm512_load_ps(p + i + 96));
+    a7 = _mm512_add_ps(a7, _mm512_load_ps(p + i + 112));
+  }
+  const __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                                 _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+  return sum_lanes(s);
+}
+
+__attribute__((target("avx2"))) float read_sum_avx2(const float* p, std::size_t n) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  for (std::size_t i = 0; i < n; i += 64) {
+    a0 = _mm256_add_ps(a0, _mm256_load_ps(p + i));
+    a1 = _mm256_add_ps(a1, _mm256_load_ps(p + i + 8));
+    a2 = _mm256_add_ps(a2, _mm256_load_ps(p + i + 16));
+    a3 = _mm256_add_ps(a3, _mm256_load_ps(p + i + 24));
+    a4 = _mm256_add_ps(a4, _mm256_load_ps(p + i + 32));
+    a5 = _mm256_add_ps(a5, _mm256_load_ps(p + i + 40));
+    a6 = _mm256_add_ps(a6, _mm256_load_ps(p + i + 48));
+    a7 = _mm256_add_ps(a7, _mm256_load_ps(p + i + 56));
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                                       _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7))));
+  float s = 0;
+  for (float x : lanes) s += x;
+  return s;
+}
+}  // namespace
+
+FmaKernel best_fma_kernel() {
+  if (__builtin_cpu_supports("avx512f")) return {"avx512_fma", 16, kChains512};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"avx2_fma", 8, kChains256};
+  return {"scalar", 1, 8};
+}
+
+float run_fma_kernel(const FmaKernel& k, std::int64_t iterations, float seed) {
+  if (k.unit == "avx512_fma") return fma_avx512(iterations, seed);
+  if (k.unit == "avx2_fma") return fma_avx2(iterations, seed);
+  return fma_scalar(iterations, seed);
+}
+
+float read_sum(const float* data, std::size_t count) {
+  if (__builtin_cpu_supports("avx512f")) return read_sum_avx512(data, count);
+  if (__builtin_cpu_supports("avx2")) return read_sum_avx2(data, count);
+  float s = 0;
+  for (std::size_t i = 0; i < count; ++i) s += data[i];
+  return s;
+}
+
+}  // namespace rooftop::cpu

@@ -1,0 +1,41 @@
+#include "devices/cpu/cpu_backend.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <omp.h>
+
+#include "devices/cpu/characterize.hpp"
+#include "devices/cpu/cpu_info.hpp"
+
+namespace rooftop::cpu {
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend() : info_(detect_cpu()) {}
+  std::string name() const override { return "cpu"; }
+  std::string summary() const override {
+    return fmt::format("{}, {} cores / {} threads used, {:.0f} GiB, ISA: {}", info_.model_name, info_.physical_cores,
+                       omp_get_max_threads(), static_cast<double>(info_.memory_bytes) / 0x1p30,
+                       fmt::join(isa_names(info_.isa), " "));
+  }
+  nlohmann::ordered_json properties() const override {
+    auto j = to_json(info_);
+    j["threads_used"] = omp_get_max_threads();
+    return j;
+  }
+  std::string fingerprint() const override { return cpu::fingerprint(info_); }
+  double clock_mhz() const override { return current_clock_mhz(); }
+  DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const override {
+    return characterize_cpu(info_, options, log);
+  }
+
+ private:
+  CpuInfo info_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace rooftop::cpu

@@ -1,0 +1,34 @@
+#pragma once
+// A oneDNN matmul C[M,N] = A[M,K] x B[K,N] with plain A and C and B prepacked in the layout
+// oneDNN prefers (weights packed once, as inference does). Used by the GEMM suite and by
+// `characterize` for the matrix peaks.
+#include <cstdint>
+#include <dnnl.hpp>
+#include <string>
+
+#include "harness/dtype.hpp"
+
+namespace rooftop::cpu {
+
+
+class OnednnMatmul {
+ public:
+  // fp32: f32 x f32 -> f32; bf16: bf16 x bf16 -> bf16 (f32 accumulation); int8: s8 x s8 -> s32.
+  // Throws PointSkipped when oneDNN has no implementation on this CPU.
+  OnednnMatmul(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k);
+  std::string implementation() const { return implementation_; }
+  void* a() { return a_.get_data_handle(); }
+  void* b() { return b_plain_.get_data_handle(); }  // plain [K, N]; call pack_weights() after filling
+  void* c() { return c_.get_data_handle(); }
+  void pack_weights();  // reorders B into the primitive's layout
+  void execute();       // runs and waits for completion
+
+ private:
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  dnnl::matmul matmul_;
+  dnnl::memory a_, b_plain_, b_packed_, c_;
+  std::string implementation_;
+};
+
+}  // namespace rooftop::cpu

@@ -1,0 +1,12 @@
+#pragma once
+#include <filesystem>
+#include <string_view>
+
+namespace rooftop {
+
+// Writes the whole content to a temporary file beside `path`, flushes it to disk and
+// renames it over `path`: a reader sees the old file or the new one, never half of one.
+// Throws std::runtime_error naming the path on failure.
+void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace rooftop

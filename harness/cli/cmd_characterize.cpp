@@ -1,0 +1,37 @@
+// `rooftop characterize`: measure a device's ceilings and save them as its profile.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "harness/backend.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/paths.hpp"
+
+namespace rooftop::cli {
+
+void add_characterize_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("characterize", "Measure the device's compute and bandwidth ceilings into a profile");
+  auto backend = std::make_shared<std::string>("cpu");
+  auto out = std::make_shared<std::string>();
+  auto datasheet = std::make_shared<std::string>();
+  auto quick = std::make_shared<bool>(false);
+  cmd->add_option("--backend", *backend, "Backend")->capture_default_str();
+  cmd->add_option("--out", *out, "Profile file (default: $ROOFTOP_HOME/profiles/<fingerprint>.json)");
+  cmd->add_option("--datasheet", *datasheet, "JSON of datasheet ceilings to keep beside the measured ones")
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--quick", *quick, "Shorter measurements (for tests; less stable)");
+  cmd->callback([=, &exit_code] {
+    const auto& b = find_backend(*backend);
+    CharacterizeOptions options;
+    options.quick = *quick;
+    auto profile = b.characterize(options, std::cerr);
+    if (!datasheet->empty()) profile.datasheet = load_datasheet(*datasheet);
+    const auto path = out->empty() ? default_profile_path(profile.fingerprint) : std::filesystem::path(*out);
+    save_profile(path, profile);
+    fmt::print("wrote {}\n", path.string());
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace rooftop::cli

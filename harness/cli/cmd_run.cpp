@@ -1,0 +1,111 @@
+// `rooftop run`: measure the points of one or more suites on a backend.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <random>
+
+#include "harness/backend.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/profile_lookup.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/runner.hpp"
+#include "harness/version.hpp"
+#include "reports/printers.hpp"
+
+namespace rooftop::cli {
+namespace {
+
+struct RunFlags {
+  RunOptions options;
+  std::string tier = "quick";
+  std::string out;
+  std::string format = "table";
+  std::string profile;
+  std::int64_t seed = -1;
+  double min_time = 0;
+};
+
+int execute_run(RunFlags& f) {
+  auto& o = f.options;
+  o.tier = parse_tier(f.tier);
+  if (f.min_time > 0) o.min_time_s = f.min_time;
+  if (!f.out.empty()) o.out = f.out;
+  o.seed = f.seed >= 0 ? static_cast<std::uint64_t>(f.seed) : std::random_device{}();
+  const auto& backend = find_backend(o.backend);
+  plan_points(o);  // input errors (suite, dtype, shape, filter) before anything is measured
+  const auto lookup = find_profile(backend, f.profile);
+  if (!lookup.profile) fmt::print(stderr, "rooftop: note: {}; roofline fields will be empty\n", lookup.source);
+
+  RunMetadata meta;
+  meta.rooftop_version = kVersion;
+  meta.git_commit = kGitCommit;
+  meta.created = utc_now_iso8601();
+  meta.host = host_properties();
+  meta.command = o.command_line;
+  meta.tier = f.tier;
+  meta.seed = o.seed;
+  meta.backend = backend.name();
+  meta.fingerprint = backend.fingerprint();
+  meta.device = backend.properties();
+  meta.ceilings_source = lookup.source;
+  if (lookup.profile) {
+    meta.ceilings = lookup.profile->measured;
+    meta.datasheet = lookup.profile->datasheet;
+  }
+
+  bool interrupted = false;
+  const auto results = run_points(o, backend, std::move(meta), interrupted);
+  const auto j = results_to_json(results);
+  reports::print_results(std::cout, f.format, j);
+
+  int failures = 0;
+  for (const auto& r : j["results"]) {
+    const auto status = r["status"].get<std::string>();
+    if (status == "failed" || status == "error") ++failures;
+    if (r["roofline"].is_object() && r["roofline"]["above_ceiling"].get<bool>())
+      fmt::print(stderr, "rooftop: WARNING: {} runs at {:.0f}% of its {} roof: the ceiling is wrong; re-run "
+                         "`rooftop characterize`\n", r["name"].get<std::string>(),
+                 r["roofline"]["percent_of_attainable"].get<double>(), r["roofline"]["compute_ceiling"].get<std::string>());
+  }
+  if (o.out) fmt::print(stderr, "rooftop: wrote {}\n", o.out->string());
+  if (interrupted) {
+    fmt::print(stderr, "rooftop: interrupted; kept the {} points that finished\n", results.results.size());
+    return kExitInterrupted;
+  }
+  if (failures) {
+    fmt::print(stderr, "rooftop: {} point(s) failed or could not run; see their reasons above\n", failures);
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::string>& benchmark_args,
+                     const std::string& command_line) {
+  auto* cmd = app.add_subcommand("run", "Run suites: check every point, time it, place it under the roofline");
+  auto flags = std::make_shared<RunFlags>();
+  auto& o = flags->options;
+  o.benchmark_args = benchmark_args;
+  o.command_line = command_line;
+  cmd->add_option("--suite", o.suites, "Suites to run (default: every suite of the backend)")->delimiter(',');
+  cmd->add_option("--backend", o.backend, "Backend")->capture_default_str();
+  cmd->add_option("--tier", flags->tier, "smoke (seconds), quick (about a minute per suite), full (nightly)")
+      ->capture_default_str();
+  cmd->add_option("--filter", o.filter, "Regular expression searched in point names, e.g. 'bf16/m2048'");
+  cmd->add_option("--dtype", o.dtypes, "Only these dtypes")->delimiter(',');
+  cmd->add_option("--shape", o.shapes, "Run these shapes instead of the tier's sweep (gemm: MxNxK)")->delimiter(',');
+  cmd->add_option("--repetitions", o.repetitions, "Repetitions per point; each is one sample")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--min-time", flags->min_time, "Seconds per repetition (default set by the tier)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", flags->seed, "Seed of the random inputs (default: fresh, recorded in the results)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", flags->out, "Results JSON, rewritten atomically after every point");
+  cmd->add_option("--format", flags->format, "What to print on stdout")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}))->capture_default_str();
+  cmd->add_option("--profile", flags->profile, "Device profile (default: this device's, if characterized)");
+  cmd->callback([flags, &exit_code] { exit_code = execute_run(*flags); });
+}
+
+}  // namespace rooftop::cli

@@ -1,0 +1,16 @@
+#pragma once
+// The subcommands of the rooftop CLI; each adds itself to the app and sets `exit_code`.
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace rooftop::cli {
+
+void add_list_command(CLI::App& app, int& exit_code);
+void add_info_command(CLI::App& app, int& exit_code);
+void add_characterize_command(CLI::App& app, int& exit_code);
+// `benchmark_args` are the --benchmark_* flags taken out of argv for Google Benchmark.
+void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::string>& benchmark_args,
+                     const std::string& command_line);
+
+}  // namespace rooftop::cli

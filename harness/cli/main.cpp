@@ -1,0 +1,61 @@
+// rooftop: benchmarks of AI workloads with roofline reporting.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "devices/devices.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/errors.hpp"
+#include "harness/exit_codes.hpp"
+#include "suites/suites.hpp"
+
+namespace {
+constexpr const char* kExitCodesHelp =
+    "Exit codes:\n"
+    "  0    every point ran and passed its correctness check\n"
+    "  1    a point failed its correctness check or could not run (its reason is in the results)\n"
+    "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file\n"
+    "  130  interrupted (Ctrl-C); the results of the points that finished were kept\n"
+    "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"
+    "--benchmark_enable_random_interleaving=true).";
+}  // namespace
+
+int main(int argc, char** argv) {
+  rooftop::register_all_backends();
+  rooftop::register_all_suites();
+
+  // Google Benchmark's own flags go to it; the rest is rooftop's.
+  std::vector<std::string> benchmark_args, args;
+  std::string command_line = "rooftop";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    command_line += " " + a;
+    (a.rfind("--benchmark_", 0) == 0 ? benchmark_args : args).push_back(a);
+  }
+
+  CLI::App app{"rooftop: benchmarks of AI workloads (GEMM, attention, collectives, inference) with roofline reporting"};
+  app.name("rooftop");
+  app.footer(kExitCodesHelp);
+  app.require_subcommand(1);
+  int exit_code = rooftop::kExitOk;
+  rooftop::cli::add_list_command(app, exit_code);
+  rooftop::cli::add_info_command(app, exit_code);
+  rooftop::cli::add_characterize_command(app, exit_code);
+  rooftop::cli::add_run_command(app, exit_code, benchmark_args, command_line);
+
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last-first
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? rooftop::kExitOk : rooftop::kExitUsage;
+  } catch (const rooftop::InputError& e) {
+    fmt::print(stderr, "rooftop: error: {}\n", e.what());
+    return rooftop::kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rooftop: error: {}\n", e.what());
+    return rooftop::kExitFailure;
+  }
+  return exit_code;
+}

@@ -1,0 +1,49 @@
+#pragma once
+// A device profile: the ceilings `rooftop characterize` measured on one device, with the
+// datasheet figures beside them. Format documented in docs/device-profile.md.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "harness/roofline.hpp"
+
+namespace rooftop {
+
+inline constexpr const char* kProfileFormat = "rooftop-device-profile";
+inline constexpr int kProfileVersion = 1;
+
+struct Datasheet {
+  std::string name;    // the product the figures are for
+  std::string source;  // where they come from (URL or document)
+  Ceilings ceilings;
+};
+
+struct SweepPoint {
+  double working_set_bytes = 0;
+  double bytes_per_s = 0;
+};
+
+struct DeviceProfile {
+  std::string backend;
+  std::string fingerprint;
+  nlohmann::ordered_json device;  // the device's properties when measured
+  std::string created;            // ISO 8601 UTC
+  std::string rooftop_version;
+  int threads = 0;
+  Ceilings measured;
+  std::vector<SweepPoint> bandwidth_sweep;
+  std::optional<Datasheet> datasheet;
+};
+
+nlohmann::ordered_json ceilings_to_json(const Ceilings& ceilings);
+nlohmann::ordered_json profile_to_json(const DeviceProfile& profile);
+// Throws InputError naming `origin` (a file name) and the offending field.
+DeviceProfile profile_from_json(const nlohmann::json& json, const std::string& origin);
+DeviceProfile load_profile(const std::filesystem::path& path);
+// A datasheet file: {"name", "source", "compute": [...], "bandwidth": [...]} with the
+// same ceiling fields as a profile (devices/specs/ holds those of known hardware).
+Datasheet load_datasheet(const std::filesystem::path& path);
+void save_profile(const std::filesystem::path& path, const DeviceProfile& profile);
+
+}  // namespace rooftop

@@ -1,0 +1,18 @@
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace rooftop {
+
+// Bad input from the user (flags, shapes, files): the CLI exits with kExitUsage.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A point that does not apply on this machine (e.g. oneDNN has no implementation):
+// recorded as "skipped" with the reason; the run goes on and does not fail.
+struct PointSkipped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace rooftop

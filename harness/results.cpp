@@ -1,0 +1,278 @@
+#include "harness/results.hpp"
+
+#include <fmt/format.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "harness/atomic_file.hpp"
+#include "harness/errors.hpp"
+#include "harness/statistics.hpp"
+
+namespace rooftop {
+namespace {
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+[[noreturn]] void bad(const std::string& origin, const std::string& field, const std::string& what) {
+  throw InputError(fmt::format("{}: field '{}' {}", origin, field, what));
+}
+
+const json& need(const json& j, const char* key, const std::string& origin, const std::string& path) {
+  if (!j.is_object() || !j.contains(key)) bad(origin, path + key, "is missing");
+  return j.at(key);
+}
+
+template <typename T>
+T get(const json& j, const char* key, const std::string& origin, const std::string& path) {
+  try {
+    return need(j, key, origin, path).get<T>();
+  } catch (const json::type_error&) {
+    bad(origin, path + key, "has the wrong type");
+  }
+}
+
+// JSON has no infinity or NaN: such a value (an error against a NaN output) is written as null.
+ojson number_or_null(double x) { return std::isfinite(x) ? ojson(x) : ojson(nullptr); }
+double number_or_infinity(const json& v, const std::string& origin, const std::string& field) {
+  if (v.is_null()) return std::numeric_limits<double>::infinity();
+  if (!v.is_number()) bad(origin, field, "is not a number");
+  return v.get<double>();
+}
+
+ojson correctness_to_json(const Correctness& c) {
+  return {{"passed", c.passed},
+          {"elements_checked", c.elements_checked},
+          {"elements_total", c.elements_total},
+          {"max_abs_error", number_or_null(c.max_abs_error)},
+          {"max_error_ratio", number_or_null(c.max_error_ratio)},
+          {"tolerance", c.tolerance},
+          {"worst_element", c.worst_element}};
+}
+
+Correctness correctness_from_json(const json& j, const std::string& origin, const std::string& p) {
+  Correctness c;
+  c.passed = get<bool>(j, "passed", origin, p);
+  c.elements_checked = get<std::uint64_t>(j, "elements_checked", origin, p);
+  c.elements_total = get<std::uint64_t>(j, "elements_total", origin, p);
+  c.max_abs_error = number_or_infinity(need(j, "max_abs_error", origin, p), origin, p + "max_abs_error");
+  c.max_error_ratio = number_or_infinity(need(j, "max_error_ratio", origin, p), origin, p + "max_error_ratio");
+  c.tolerance = get<std::string>(j, "tolerance", origin, p);
+  c.worst_element = get<std::string>(j, "worst_element", origin, p);
+  return c;
+}
+
+}  // namespace
+
+std::string_view status_name(Status status) {
+  switch (status) {
+    case Status::ok: return "ok";
+    case Status::skipped: return "skipped";
+    case Status::failed: return "failed";
+    case Status::error: return "error";
+  }
+  return "?";
+}
+
+Status parse_status(std::string_view text) {
+  for (Status s : {Status::ok, Status::skipped, Status::failed, Status::error})
+    if (status_name(s) == text) return s;
+  throw InputError(fmt::format("unknown result status '{}'", text));
+}
+
+ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
+  ojson j;
+  j["name"] = r.problem.name();
+  j["family"] = r.problem.family;
+  j["backend"] = r.problem.backend;
+  j["dtype"] = r.problem.dtype;
+  j["shape"] = r.problem.shape;
+  j["params"] = r.problem.params;
+  j["implementation"] = r.implementation;
+  j["status"] = status_name(r.status);
+  j["reason"] = r.reason;
+  j["work"] = {{"flops", r.problem.work.flops},
+               {"bytes", r.problem.work.bytes},
+               {"arithmetic_intensity", r.problem.work.arithmetic_intensity()},
+               {"memory_bytes", r.problem.memory_bytes}};
+  ojson samples = {{"seconds_per_iteration", ojson::array()}, {"iterations", ojson::array()}, {"clock_mhz", ojson::array()}};
+  std::vector<double> seconds;
+  for (const auto& s : r.samples) {
+    samples["seconds_per_iteration"].push_back(s.seconds_per_iteration);
+    samples["iterations"].push_back(s.iterations);
+    samples["clock_mhz"].push_back(s.clock_mhz);
+    seconds.push_back(s.seconds_per_iteration);
+  }
+  j["samples"] = std::move(samples);
+  j["summary"] = nullptr;
+  j["throughput"] = nullptr;
+  j["roofline"] = nullptr;
+  if (!seconds.empty()) {
+    const Summary s = summarize(seconds);
+    j["summary"] = {{"repetitions", s.count}, {"median_s", s.median}, {"min_s", s.min},
+                    {"max_s", s.max}, {"mean_s", s.mean}, {"iqr_s", s.iqr}, {"cv", s.cv},
+                    {"median_ci_s", {s.median_ci.low, s.median_ci.high}},
+                    {"median_ci_coverage", s.median_ci.coverage}};
+    j["throughput"] = {{"flops_per_s", r.problem.work.flops / s.median},
+                       {"bytes_per_s", r.problem.work.bytes / s.median}};
+    if (ceilings) {
+      if (auto p = place_on_roofline(*ceilings, r.problem.dtype, r.problem.work, s.median)) {
+        j["roofline"] = {{"compute_ceiling", p->compute_ceiling},
+                         {"compute_peak_flops_per_s", p->compute_peak},
+                         {"memory_level", p->memory_level},
+                         {"bandwidth_bytes_per_s", p->bandwidth},
+                         {"ridge_intensity", number_or_null(p->ridge_intensity)},
+                         {"attainable_flops_per_s", p->attainable_flops},
+                         {"percent_of_attainable", 100.0 * p->fraction_of_attainable},
+                         {"bound", bound_name(p->bound)},
+                         {"above_ceiling", p->above_ceiling}};
+      }
+    }
+  }
+  j["correctness"] = r.correctness ? correctness_to_json(*r.correctness) : ojson(nullptr);
+  return j;
+}
+
+ojson results_to_json(const RunResults& run) {
+  const auto& m = run.meta;
+  ojson j;
+  j["schema"] = kResultsSchemaVersion;
+  j["rooftop"] = {{"version", m.rooftop_version}, {"git_commit", m.git_commit}};
+  j["created"] = m.created;
+  j["complete"] = m.complete;
+  j["command"] = m.command;
+  j["tier"] = m.tier;
+  j["seed"] = m.seed;
+  j["host"] = m.host;
+  j["device"] = {{"backend", m.backend}, {"fingerprint", m.fingerprint}, {"properties", m.device}};
+  j["ceilings"] = {{"source", m.ceilings_source},
+                   {"measured", m.ceilings ? ceilings_to_json(*m.ceilings) : ojson(nullptr)},
+                   {"datasheet", nullptr}};
+  if (m.datasheet) {
+    ojson d = ceilings_to_json(m.datasheet->ceilings);
+    d["name"] = m.datasheet->name;
+    d["source"] = m.datasheet->source;
+    j["ceilings"]["datasheet"] = std::move(d);
+  }
+  j["results"] = ojson::array();
+  const Ceilings* ceilings = m.ceilings ? &*m.ceilings : nullptr;
+  for (const auto& r : run.results) j["results"].push_back(record_to_json(r, ceilings));
+  return j;
+}
+
+RunResults results_from_json(const json& j, const std::string& origin) {
+  if (!j.is_object() || !j.contains("schema"))
+    throw InputError(origin + ": not a rooftop results file (no 'schema' field)");
+  if (!j["schema"].is_number_integer() || j["schema"].get<int>() != kResultsSchemaVersion)
+    throw InputError(fmt::format("{}: results schema {} is not supported (this rooftop reads schema {})",
+                                 origin, j["schema"].dump(), kResultsSchemaVersion));
+  RunResults run;
+  auto& m = run.meta;
+  const auto& rooftop = need(j, "rooftop", origin, "");
+  m.rooftop_version = get<std::string>(rooftop, "version", origin, "rooftop.");
+  m.git_commit = get<std::string>(rooftop, "git_commit", origin, "rooftop.");
+  m.created = get<std::string>(j, "created", origin, "");
+  m.complete = get<bool>(j, "complete", origin, "");
+  m.command = get<std::string>(j, "command", origin, "");
+  m.tier = get<std::string>(j, "tier", origin, "");
+  m.seed = get<std::uint64_t>(j, "seed", origin, "");
+  m.host = need(j, "host", origin, "");
+  const auto& device = need(j, "device", origin, "");
+  m.backend = get<std::string>(device, "backend", origin, "device.");
+  m.fingerprint = get<std::string>(device, "fingerprint", origin, "device.");
+  m.device = need(device, "properties", origin, "device.");
+  const auto& ceilings = need(j, "ceilings", origin, "");
+  m.ceilings_source = get<std::string>(ceilings, "source", origin, "ceilings.");
+  // Ceilings are re-read through the profile parser, which validates every field.
+  if (!need(ceilings, "measured", origin, "ceilings.").is_null()) {
+    json as_profile = {{"format", kProfileFormat}, {"version", kProfileVersion}, {"backend", m.backend},
+                       {"fingerprint", m.fingerprint}, {"created", m.created}, {"rooftop_version", m.rooftop_version},
+                       {"threads", 1}, {"device", m.device}, {"measured", ceilings["measured"]},
+                       {"datasheet", ceilings.value("datasheet", json(nullptr))}};
+    const auto profile = profile_from_json(as_profile, origin + " (ceilings)");
+    m.ceilings = profile.measured;
+    m.datasheet = profile.datasheet;
+  }
+  const auto& results = need(j, "results", origin, "");
+  if (!results.is_array()) bad(origin, "results", "is not an array");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& x = results[i];
+    const std::string p = fmt::format("results[{}].", i);
+    ResultRecord r;
+    r.problem.family = get<std::string>(x, "family", origin, p);
+    r.problem.backend = get<std::string>(x, "backend", origin, p);
+    r.problem.dtype = get<std::string>(x, "dtype", origin, p);
+    r.problem.shape = get<std::string>(x, "shape", origin, p);
+    r.problem.params = need(x, "params", origin, p);
+    const auto& work = need(x, "work", origin, p);
+    r.problem.work.flops = get<double>(work, "flops", origin, p + "work.");
+    r.problem.work.bytes = get<double>(work, "bytes", origin, p + "work.");
+    r.problem.memory_bytes = get<double>(work, "memory_bytes", origin, p + "work.");
+    r.implementation = get<std::string>(x, "implementation", origin, p);
+    try {
+      r.status = parse_status(get<std::string>(x, "status", origin, p));
+    } catch (const InputError&) {
+      bad(origin, p + "status", "is not one of ok, skipped, failed, error");
+    }
+    r.reason = get<std::string>(x, "reason", origin, p);
+    const auto& samples = need(x, "samples", origin, p);
+    const auto secs = get<std::vector<double>>(samples, "seconds_per_iteration", origin, p + "samples.");
+    const auto iters = get<std::vector<std::int64_t>>(samples, "iterations", origin, p + "samples.");
+    const auto clocks = get<std::vector<double>>(samples, "clock_mhz", origin, p + "samples.");
+    if (iters.size() != secs.size() || clocks.size() != secs.size())
+      bad(origin, p + "samples", "has arrays of different lengths");
+    for (std::size_t k = 0; k < secs.size(); ++k) {
+      if (!(secs[k] > 0) || !std::isfinite(secs[k]))
+        bad(origin, fmt::format("{}samples.seconds_per_iteration[{}]", p, k), "is not a positive time");
+      r.samples.push_back({secs[k], iters[k], clocks[k]});
+    }
+    if (!need(x, "correctness", origin, p).is_null())
+      r.correctness = correctness_from_json(x["correctness"], origin, p + "correctness.");
+    run.results.push_back(std::move(r));
+  }
+  return run;
+}
+
+RunResults load_results(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot open results file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (buffer.str().empty()) throw InputError(path.string() + ": results file is empty");
+  json j;
+  try {
+    j = json::parse(buffer.str());
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("{}: results file is not valid JSON ({})", path.string(), e.what()));
+  }
+  return results_from_json(j, path.string());
+}
+
+void save_results(const std::filesystem::path& path, const RunResults& run) {
+  write_file_atomically(path, results_to_json(run).dump(2) + "\n");
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+ojson host_properties() {
+  utsname u{};
+  ::uname(&u);
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return {{"hostname", name}, {"os", u.sysname}, {"kernel", u.release}, {"arch", u.machine}};
+}
+
+}  // namespace rooftop

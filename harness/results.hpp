@@ -1,0 +1,74 @@
+#pragma once
+// The results of a run: what every backend and suite produce and what the gate and the
+// reports read. Schema: harness/schema/results.schema.json (documented in docs/results.md).
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/device_profile.hpp"
+#include "harness/problem.hpp"
+
+namespace rooftop {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+// ok: measured and correct; skipped: does not apply here; failed: wrong results;
+// error: could not run (allocation, library error).
+enum class Status { ok, skipped, failed, error };
+std::string_view status_name(Status status);
+Status parse_status(std::string_view text);
+
+struct Sample {
+  double seconds_per_iteration = 0;  // one repetition: its time divided by its iterations
+  std::int64_t iterations = 0;
+  double clock_mhz = 0;  // device clock read at the end of the repetition (0: unknown)
+};
+
+struct ResultRecord {
+  Problem problem;
+  Status status = Status::ok;
+  std::string reason;  // why it was skipped, failed or errored
+  std::string implementation;
+  std::optional<Correctness> correctness;
+  std::vector<Sample> samples;
+};
+
+struct RunMetadata {
+  std::string rooftop_version;
+  std::string git_commit;
+  std::string created;  // ISO 8601 UTC
+  nlohmann::ordered_json host;
+  std::string command;
+  std::string tier;
+  std::uint64_t seed = 0;
+  std::string backend;
+  std::string fingerprint;
+  nlohmann::ordered_json device;
+  std::optional<Ceilings> ceilings;  // measured, from the device profile
+  std::string ceilings_source;       // the profile file, or why there are none
+  std::optional<Datasheet> datasheet;
+  bool complete = false;  // false while running and after an interrupt
+};
+
+struct RunResults {
+  RunMetadata meta;
+  std::vector<ResultRecord> results;
+};
+
+nlohmann::ordered_json results_to_json(const RunResults& run);
+// Reads what results_to_json wrote; derived fields (summary, roofline) are recomputed,
+// not trusted. Throws InputError naming `origin` and the field.
+RunResults results_from_json(const nlohmann::json& json, const std::string& origin);
+RunResults load_results(const std::filesystem::path& path);
+void save_results(const std::filesystem::path& path, const RunResults& run);
+
+// The JSON object of one record with its derived fields, as written in "results".
+nlohmann::ordered_json record_to_json(const ResultRecord& record, const Ceilings* ceilings);
+
+std::string utc_now_iso8601();
+nlohmann::ordered_json host_properties();
+
+}  // namespace rooftop

@@ -1,0 +1,67 @@
+#pragma once
+// Roofline math: where a measured result sits under a device's ceilings.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/work.hpp"
+
+namespace rooftop {
+
+struct ComputeCeiling {
+  std::string name;   // "fp32_vector_fma", "bf16_matrix"
+  std::string dtype;  // the problem dtype it bounds: "fp32", "bf16", "int8"
+  std::string unit;   // what executes it: "avx512_fma", oneDNN's ISA string, "tensor core"
+  double flops_per_s = 0;
+};
+
+struct BandwidthCeiling {
+  std::string level;          // "L1", "L2", "L3", "DRAM", "HBM"
+  double bytes_per_s = 0;
+  double capacity_bytes = 0;  // aggregate over the cores used; 0 for the last level (unbounded)
+};
+
+struct Ceilings {
+  std::vector<ComputeCeiling> compute;
+  std::vector<BandwidthCeiling> bandwidth;  // ordered from the closest level outwards
+  double dispatch_latency_s = 0;  // the smallest time one operation takes on the device
+};
+
+enum class Bound { memory, compute, latency };
+std::string_view bound_name(Bound bound);
+
+// An operation whose ideal time at the roof is under this many dispatch latencies cannot
+// fill the device: its time is set by latency, not by the roof.
+inline constexpr double kLatencyBoundFactor = 10.0;
+
+double attainable_flops(double compute_peak, double bandwidth, double intensity);
+double ridge_intensity(double compute_peak, double bandwidth);
+
+// The highest compute ceiling that bounds this dtype, or nullptr.
+const ComputeCeiling* compute_ceiling_for(const Ceilings& ceilings, std::string_view dtype);
+// The closest memory level whose capacity holds the working set (repeated iterations
+// keep it there); the last level when none does; nullptr when there is none.
+const BandwidthCeiling* bandwidth_ceiling_for(const Ceilings& ceilings, double working_set_bytes);
+
+struct RooflinePlacement {
+  std::string compute_ceiling;
+  double compute_peak = 0;
+  std::string memory_level;
+  double bandwidth = 0;
+  double ridge_intensity = 0;
+  double attainable_flops = 0;
+  double achieved_flops = 0;
+  double fraction_of_attainable = 0;  // achieved / attainable
+  Bound bound = Bound::compute;
+  bool above_ceiling = false;  // achieved > 105% of attainable: the ceiling is wrong
+};
+
+inline constexpr double kAboveCeilingTolerance = 1.05;
+
+// Empty when the ceilings have no compute roof for the dtype or no bandwidth roof.
+std::optional<RooflinePlacement> place_on_roofline(const Ceilings& ceilings,
+                                                   std::string_view dtype, const Work& work,
+                                                   double seconds);
+
+}  // namespace rooftop

@@ -1,0 +1,282 @@
+#include "harness/runner.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <new>
+#include <regex>
+
+#include "harness/errors.hpp"
+#include "harness/progress.hpp"
+#include "harness/random_fill.hpp"
+#include "harness/registry.hpp"
+#include "harness/statistics.hpp"
+
+namespace rooftop {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+double available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024.0;
+  return 0;  // unknown: no check
+}
+
+// One planned point and what happened to it.
+struct PointState {
+  Problem problem;
+  const Family* family = nullptr;
+  std::unique_ptr<Instance> instance;
+  bool prepared = false;
+  ResultRecord record;
+};
+
+struct RunContext {
+  const RunOptions* options = nullptr;
+  const Backend* backend = nullptr;
+  std::vector<PointState> points;
+  std::map<std::string, std::size_t> index_by_name;
+  RunResults results;
+  std::unique_ptr<Progress> progress;
+};
+
+void save_progress(RunContext& ctx) {
+  if (ctx.options->out) save_results(*ctx.options->out, ctx.results);
+}
+
+// Set-up and correctness check, in the same process and on the same data as the timing.
+void prepare(RunContext& ctx, PointState& pt) {
+  pt.prepared = true;
+  auto& rec = pt.record;
+  const double available = available_memory_bytes();
+  if (available > 0 && pt.problem.memory_bytes > 0.9 * available) {
+    rec.status = Status::skipped;
+    rec.reason = fmt::format("needs {:.1f} GiB, {:.1f} GiB of memory is available",
+                             pt.problem.memory_bytes / 0x1p30, available / 0x1p30);
+    return;
+  }
+  try {
+    pt.instance = pt.family->create(pt.problem, derive_seed(ctx.options->seed, pt.problem.name()));
+    rec.implementation = pt.instance->implementation();
+    rec.correctness = pt.instance->check();
+    if (!rec.correctness->passed) {
+      rec.status = Status::failed;
+      rec.reason = fmt::format("wrong results: error {:.3g}x the allowed bound ({}) at {}",
+                               rec.correctness->max_error_ratio, rec.correctness->tolerance,
+                               rec.correctness->worst_element);
+    }
+  } catch (const PointSkipped& e) {
+    rec.status = Status::skipped;
+    rec.reason = e.what();
+  } catch (const std::bad_alloc&) {
+    rec.status = Status::error;
+    rec.reason = fmt::format("allocation of {:.2f} GiB failed", pt.problem.memory_bytes / 0x1p30);
+  } catch (const std::exception& e) {
+    rec.status = Status::error;
+    rec.reason = e.what();
+  }
+  if (rec.status != Status::ok) pt.instance.reset();
+}
+
+void measure(RunContext& ctx, std::size_t i, benchmark::State& state) {
+  auto& pt = ctx.points[i];
+  if (g_interrupted.load()) {
+    state.SkipWithError("interrupted");
+    return;
+  }
+  if (!pt.prepared) {
+    ctx.progress->started(pt.problem.name());
+    prepare(ctx, pt);
+  }
+  if (pt.record.status != Status::ok) {
+    state.SkipWithError(pt.record.reason.c_str());
+    return;
+  }
+  for (auto _ : state) pt.instance->run();
+  state.counters["clock_mhz"] = ctx.backend->clock_mhz();
+  state.counters["FLOP/s"] = benchmark::Counter(pt.problem.work.flops, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetBytesProcessed(static_cast<std::int64_t>(pt.problem.work.bytes * static_cast<double>(state.iterations())));
+}
+
+std::string outcome_line(const ResultRecord& rec) {
+  if (rec.status != Status::ok) return fmt::format("{} ({})", status_name(rec.status), rec.reason);
+  std::vector<double> secs;
+  for (const auto& s : rec.samples) secs.push_back(s.seconds_per_iteration);
+  if (secs.empty()) return "no samples";
+  const double med = median(secs);
+  return fmt::format("{:.4g} ms, {:.4g} GFLOP/s", med * 1e3, rec.problem.work.flops / med / 1e9);
+}
+
+// Keeps every repetition of every point as a sample and saves after each point.
+class SampleCollector : public benchmark::BenchmarkReporter {
+ public:
+  explicit SampleCollector(RunContext& ctx) : ctx_(ctx) {}
+  bool ReportContext(const Context&) override { return true; }
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    if (runs.empty()) return;
+    const auto it = ctx_.index_by_name.find(runs.front().run_name.function_name);
+    if (it == ctx_.index_by_name.end()) return;
+    auto& pt = ctx_.points[it->second];
+    if (!pt.prepared) return;  // interrupted before it started: not a result
+    auto rec = pt.record;
+    for (const auto& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred || run.iterations <= 0) continue;
+      const auto clock = run.counters.find("clock_mhz");
+      rec.samples.push_back({run.real_accumulated_time / static_cast<double>(run.iterations), run.iterations,
+                             clock == run.counters.end() ? 0.0 : clock->second.value});
+    }
+    if (rec.status == Status::ok && rec.samples.empty()) {
+      if (g_interrupted.load()) return;  // cut short: not a result
+      rec.status = Status::error;
+      rec.reason = runs.front().error_message.empty() ? "no repetition completed" : runs.front().error_message;
+    }
+    pt.instance.reset();  // free its memory before the next point
+    ctx_.progress->finished(pt.problem.name(), outcome_line(rec));
+    ctx_.results.results.push_back(std::move(rec));
+    save_progress(ctx_);
+  }
+
+ private:
+  RunContext& ctx_;
+};
+
+std::vector<std::string> selected_suites(const RunOptions& o) {
+  std::vector<std::string> names;
+  if (!o.suites.empty()) {
+    for (const auto& s : o.suites) {
+      const auto& f = find_family(s);
+      if (std::find(f.backends.begin(), f.backends.end(), o.backend) == f.backends.end())
+        throw InputError(fmt::format("suite '{}' has no '{}' backend: choose one of {}", s, o.backend,
+                                     fmt::join(f.backends, ", ")));
+      names.push_back(f.name);
+    }
+    return names;
+  }
+  for (const auto& f : families())
+    if (std::find(f.backends.begin(), f.backends.end(), o.backend) != f.backends.end()) names.push_back(f.name);
+  if (names.empty()) throw InputError(fmt::format("no suite runs on backend '{}'", o.backend));
+  return names;
+}
+
+}  // namespace
+
+double default_min_time(Tier tier) {
+  switch (tier) {
+    case Tier::smoke: return 0.005;
+    case Tier::quick: return 0.02;
+    case Tier::full: return 0.2;
+  }
+  return 0.02;
+}
+
+std::vector<Problem> plan_points(const RunOptions& o) {
+  std::vector<Problem> planned;
+  std::regex filter;
+  try {
+    filter = std::regex(o.filter.empty() ? std::string(".*") : o.filter, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw InputError(fmt::format("--filter '{}' is not a valid regular expression ({})", o.filter, e.what()));
+  }
+  std::vector<std::string> all_names;
+  for (const auto& suite : selected_suites(o)) {
+    const auto& family = find_family(suite);
+    for (const auto& d : o.dtypes)
+      if (std::find(family.dtypes.begin(), family.dtypes.end(), d) == family.dtypes.end())
+        throw InputError(fmt::format("unknown dtype '{}' for suite '{}': choose one of {}", d, suite,
+                                     fmt::join(family.dtypes, ", ")));
+    const auto& dtypes = o.dtypes.empty() ? family.dtypes : o.dtypes;
+    std::vector<Problem> points;
+    if (o.shapes.empty()) {
+      for (auto& p : family.sweep(o.tier, o.backend))
+        if (std::find(dtypes.begin(), dtypes.end(), p.dtype) != dtypes.end()) points.push_back(std::move(p));
+    } else {
+      const double available = available_memory_bytes();
+      for (const auto& shape : o.shapes)
+        for (const auto& d : dtypes) {
+          auto p = family.make_problem(shape, d, o.backend);
+          if (available > 0 && p.memory_bytes > available)
+            throw InputError(fmt::format("shape '{}' ({}) needs {:.1f} GiB but {:.1f} GiB of memory is available: "
+                                         "choose a smaller shape", shape, d, p.memory_bytes / 0x1p30, available / 0x1p30));
+          points.push_back(std::move(p));
+        }
+    }
+    for (auto& p : points) {
+      all_names.push_back(p.name());
+      if (std::regex_search(p.name(), filter)) planned.push_back(std::move(p));
+    }
+  }
+  if (planned.empty())
+    throw InputError(fmt::format("--filter '{}' matches no point; the points are: {}", o.filter, fmt::join(all_names, ", ")));
+  return planned;
+}
+
+RunResults run_points(const RunOptions& o, const Backend& backend, RunMetadata metadata, bool& interrupted) {
+  for (const auto& arg : o.benchmark_args)
+    if (arg.starts_with("--benchmark_report_aggregates_only") || arg.starts_with("--benchmark_display_aggregates_only"))
+      throw InputError(arg + " would drop the repetitions rooftop keeps as samples: leave it out");
+
+  RunContext ctx;
+  ctx.options = &o;
+  ctx.backend = &backend;
+  ctx.results.meta = std::move(metadata);
+  for (auto& p : plan_points(o)) {
+    PointState pt;
+    pt.family = &find_family(p.family);
+    pt.record.problem = p;
+    pt.problem = std::move(p);
+    ctx.index_by_name[pt.problem.name()] = ctx.points.size();
+    ctx.points.push_back(std::move(pt));
+  }
+
+  // Google Benchmark parses its own flags; rooftop's defaults come first so a user's
+  // --benchmark_* flag given on the command line wins.
+  std::vector<std::string> args = {"rooftop", fmt::format("--benchmark_repetitions={}", o.repetitions),
+                                   fmt::format("--benchmark_min_time={}", o.min_time_s.value_or(default_min_time(o.tier)))};
+  args.insert(args.end(), o.benchmark_args.begin(), o.benchmark_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  if (argc > 1) throw InputError(fmt::format("unknown Google Benchmark flag '{}'", argv[1]));
+
+  benchmark::ClearRegisteredBenchmarks();
+  for (std::size_t i = 0; i < ctx.points.size(); ++i)
+    benchmark::RegisterBenchmark(ctx.points[i].problem.name().c_str(),
+                                 [&ctx, i](benchmark::State& st) { measure(ctx, i, st); })
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+
+  ctx.progress = std::make_unique<Progress>(static_cast<int>(ctx.points.size()));
+  g_interrupted.store(false);
+  const auto previous = std::signal(SIGINT, on_sigint);
+  save_progress(ctx);  // an empty, valid file from the start
+  SampleCollector collector(ctx);
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  std::signal(SIGINT, previous);
+  ctx.progress.reset();
+
+  interrupted = g_interrupted.load();
+  ctx.results.meta.complete = !interrupted;
+  save_progress(ctx);
+  return std::move(ctx.results);
+}
+
+}  // namespace rooftop

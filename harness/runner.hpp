@@ -1,0 +1,43 @@
+#pragma once
+// Runs the points of a sweep through Google Benchmark: each point becomes one registered
+// benchmark; every repetition is kept as a sample; results are saved after each point.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/backend.hpp"
+#include "harness/results.hpp"
+#include "harness/tier.hpp"
+
+namespace rooftop {
+
+struct RunOptions {
+  std::vector<std::string> suites;   // empty: every suite with this backend
+  std::string backend = "cpu";
+  Tier tier = Tier::quick;
+  std::string filter;                // ECMAScript regex searched in point names
+  std::vector<std::string> dtypes;   // empty: all
+  std::vector<std::string> shapes;   // user shapes; replace the tier's sweep
+  int repetitions = 10;
+  std::optional<double> min_time_s;  // per repetition; default set by the tier
+  std::uint64_t seed = 0;
+  std::optional<std::filesystem::path> out;  // results JSON, rewritten after every point
+  std::vector<std::string> benchmark_args;   // --benchmark_* flags, passed to Google Benchmark
+  std::string command_line;
+};
+
+// The points a run would measure, in order; throws InputError on an unknown suite or
+// dtype, an impossible shape or a filter that matches nothing.
+std::vector<Problem> plan_points(const RunOptions& options);
+
+// Measures every planned point. `metadata` carries device, ceilings and provenance.
+// Returns the results (also saved to options.out); sets `interrupted` after a Ctrl-C.
+RunResults run_points(const RunOptions& options, const Backend& backend, RunMetadata metadata,
+                      bool& interrupted);
+
+// Default seconds per repetition for a tier: short for smoke, longer for nightly.
+double default_min_time(Tier tier);
+
+}  // namespace rooftop

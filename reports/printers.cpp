@@ -1,0 +1,93 @@
+#include "reports/printers.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <ostream>
+
+#include "reports/result_rows.hpp"
+
+namespace rooftop::reports {
+namespace {
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string md_field(const std::string& s) {
+  std::string escaped;
+  for (char c : s) escaped += c == '|' ? std::string("\\|") : std::string(1, c);
+  return escaped;
+}
+
+std::string header_line(const nlohmann::ordered_json& j) {
+  const auto& d = j["device"];
+  return fmt::format("rooftop {} | {} | {} | tier {} | {}", j["rooftop"]["version"].get<std::string>(),
+                     d["properties"].value("model_name", d["backend"].get<std::string>()),
+                     d["fingerprint"].get<std::string>(), j["tier"].get<std::string>(),
+                     j["ceilings"]["measured"].is_null() ? "no ceilings: " + j["ceilings"]["source"].get<std::string>()
+                                                         : "ceilings: " + j["ceilings"]["source"].get<std::string>());
+}
+}  // namespace
+
+void print_table(std::ostream& out, const nlohmann::ordered_json& j) {
+  const auto t = result_table(j);
+  std::vector<std::size_t> width(t.headers.size());
+  for (std::size_t c = 0; c < t.headers.size(); ++c) {
+    width[c] = t.headers[c].size();
+    for (const auto& row : t.rows) width[c] = std::max(width[c], row[c].display.size());
+  }
+  fmt::print(out, "{}\n", header_line(j));
+  auto print_row = [&](auto cell_text) {
+    std::string line;
+    for (std::size_t c = 0; c < t.headers.size(); ++c) {
+      const bool left = c < 4 || c + 2 >= t.headers.size();  // names and words left, numbers right
+      const std::string s = cell_text(c);
+      const std::string pad(width[c] - s.size(), ' ');
+      line += (c ? "  " : "") + (left ? s + (c + 1 < t.headers.size() ? pad : "") : pad + s);
+    }
+    fmt::print(out, "{}\n", line);
+  };
+  print_row([&](std::size_t c) { return t.headers[c]; });
+  for (const auto& row : t.rows) print_row([&](std::size_t c) { return row[c].display; });
+}
+
+void print_csv(std::ostream& out, const nlohmann::ordered_json& j) {
+  const auto t = result_table(j);
+  std::string line;
+  for (std::size_t c = 0; c < t.headers.size(); ++c) line += (c ? "," : "") + csv_field(t.headers[c]);
+  fmt::print(out, "{}\n", line);
+  for (const auto& row : t.rows) {
+    line.clear();
+    for (std::size_t c = 0; c < row.size(); ++c) line += (c ? "," : "") + csv_field(row[c].raw);
+    fmt::print(out, "{}\n", line);
+  }
+}
+
+void print_markdown(std::ostream& out, const nlohmann::ordered_json& j) {
+  const auto t = result_table(j);
+  fmt::print(out, "**{}**\n\n", md_field(header_line(j)));
+  std::string line = "|", rule = "|";
+  for (const auto& h : t.headers) {
+    line += " " + md_field(h) + " |";
+    rule += " --- |";
+  }
+  fmt::print(out, "{}\n{}\n", line, rule);
+  for (const auto& row : t.rows) {
+    line = "|";
+    for (const auto& cell : row) line += " " + md_field(cell.display) + " |";
+    fmt::print(out, "{}\n", line);
+  }
+}
+
+void print_results(std::ostream& out, std::string_view format, const nlohmann::ordered_json& j) {
+  if (format == "json") out << j.dump(2) << "\n";
+  else if (format == "csv") print_csv(out, j);
+  else if (format == "md") print_markdown(out, j);
+  else print_table(out, j);
+}
+
+}  // namespace rooftop::reports

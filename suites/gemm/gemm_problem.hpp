@@ -1,0 +1,26 @@
+#pragma once
+// The GEMM problem, C[M,N] = A[M,K] x B[K,N]: its work, its sweeps and the shape syntax.
+// The FLOP and byte counts of a GEMM live here and nowhere else.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "harness/dtype.hpp"
+#include "harness/problem.hpp"
+
+namespace rooftop::gemm {
+
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+};
+
+Work gemm_work(const GemmShape& shape, Dtype dtype);
+Problem make_gemm_problem(const GemmShape& shape, Dtype dtype, std::string_view backend, std::string_view set);
+// "MxNxK", e.g. "2048x2048x2048"; throws InputError on anything else or a non-positive size.
+GemmShape parse_gemm_shape(std::string_view text);
+GemmShape shape_of(const Problem& problem);
+
+// The tier's points: a square sweep and Llama-3-8B projection shapes.
+std::vector<Problem> gemm_sweep(Tier tier, std::string_view backend);
+
+}  // namespace rooftop::gemm

@@ -1,0 +1,144 @@
+#include "suites/gemm/gemm_reference.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "harness/bf16.hpp"
+#include "harness/random_fill.hpp"
+
+namespace rooftop::gemm {
+namespace {
+
+double load(Dtype d, const void* p, std::int64_t i) {
+  switch (d) {
+    case Dtype::fp32: return static_cast<const float*>(p)[i];
+    case Dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(p)[i]);
+    case Dtype::int8: return static_cast<const std::int8_t*>(p)[i];
+  }
+  return 0;
+}
+
+double load_output(Dtype d, const void* p, std::int64_t i) {
+  return d == Dtype::int8 ? static_cast<double>(static_cast<const std::int32_t*>(p)[i]) : load(d, p, i);
+}
+
+// Allowed |out - ref| = u_out |ref| + gamma * sum_k |a_ik b_kj|, with gamma = 8 sqrt(K) u_acc:
+// rounding of the output, plus a probabilistic bound on f32 accumulation error (a missing
+// or doubled term, of size ~1/K of sum|ab|, exceeds it for every K). Integers are exact.
+struct Tolerance {
+  double u_out = 0, gamma = 0, absolute = 0;
+  std::string formula;
+};
+Tolerance tolerance_for(Dtype d, std::int64_t k) {
+  const double u_acc = 0x1p-24, gamma = 8.0 * std::sqrt(static_cast<double>(k)) * u_acc;
+  switch (d) {
+    case Dtype::fp32: return {0x1p-24, gamma, 0, "2^-24*|ref| + 8*sqrt(K)*2^-24*sum|a*b|"};
+    case Dtype::bf16: return {0x1p-8, gamma, 0, "2^-8*|ref| + 8*sqrt(K)*2^-24*sum|a*b|"};
+    case Dtype::int8: return {0, 0, 0.5, "exact (integer)"};
+  }
+  return {};
+}
+
+struct Worst {
+  double ratio = -1, abs_error = 0;
+  std::int64_t i = 0, j = 0;
+  double got = 0, want = 0;
+};
+
+void compare(const Tolerance& tol, std::int64_t i, std::int64_t j, double got, double ref, double abs_sum, Worst& w,
+             double& max_abs) {
+  const double err = std::fabs(got - ref);
+  const double allowed = tol.u_out * std::fabs(ref) + tol.gamma * abs_sum + tol.absolute;
+  const double ratio = std::isnan(err) ? std::numeric_limits<double>::infinity() : (allowed > 0 ? err / allowed : (err > 0 ? std::numeric_limits<double>::infinity() : 0));
+  if (!std::isnan(err) && err > max_abs) max_abs = err;
+  if (ratio > w.ratio) w = {ratio, err, i, j, got, ref};
+}
+}  // namespace
+
+void poison_output(Dtype d, void* c, std::int64_t elements) {
+  switch (d) {
+    case Dtype::fp32: {
+      auto* p = static_cast<float*>(c);
+      for (std::int64_t i = 0; i < elements; ++i) p[i] = std::numeric_limits<float>::quiet_NaN();
+      break;
+    }
+    case Dtype::bf16: {
+      auto* p = static_cast<std::uint16_t*>(c);
+      for (std::int64_t i = 0; i < elements; ++i) p[i] = 0x7fc0;  // bf16 quiet NaN
+      break;
+    }
+    case Dtype::int8: {
+      auto* p = static_cast<std::int32_t*>(c);
+      for (std::int64_t i = 0; i < elements; ++i) p[i] = std::numeric_limits<std::int32_t>::min();
+      break;
+    }
+  }
+}
+
+Correctness check_gemm(const GemmOperands& o, std::uint64_t seed) {
+  const auto [m, n, k] = o.shape;
+  const Tolerance tol = tolerance_for(o.dtype, k);
+  const bool full = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kFullCheckLimit;
+  Correctness result;
+  result.tolerance = tol.formula;
+  result.elements_total = static_cast<std::uint64_t>(m) * static_cast<std::uint64_t>(n);
+  Worst worst;
+  double max_abs = 0;
+  if (full) {
+    // Row by row: ref[j] += a[i,k] * b[k,j] walks B along its rows.
+#pragma omp parallel
+    {
+      Worst w;
+      double local_max = 0;
+      std::vector<double> ref(n), abs_sum(n);
+#pragma omp for schedule(dynamic)
+      for (std::int64_t i = 0; i < m; ++i) {
+        std::fill(ref.begin(), ref.end(), 0.0);
+        std::fill(abs_sum.begin(), abs_sum.end(), 0.0);
+        for (std::int64_t kk = 0; kk < k; ++kk) {
+          const double a = load(o.dtype, o.a, i * k + kk);
+          for (std::int64_t j = 0; j < n; ++j) {
+            const double b = load(o.dtype, o.b, kk * n + j);
+            ref[j] += a * b;
+            abs_sum[j] += std::fabs(a * b);
+          }
+        }
+        for (std::int64_t j = 0; j < n; ++j)
+          compare(tol, i, j, load_output(o.dtype, o.c, i * n + j), ref[j], abs_sum[j], w, local_max);
+      }
+#pragma omp critical
+      {
+        if (w.ratio > worst.ratio) worst = w;
+        max_abs = std::max(max_abs, local_max);
+      }
+    }
+    result.elements_checked = result.elements_total;
+  } else {
+    // A seeded sample of elements, always including the first and the last.
+    std::vector<std::pair<std::int64_t, std::int64_t>> picks = {{0, 0}, {m - 1, n - 1}};
+    for (int s = 0; s < kSampledElements; ++s)
+      picks.push_back({static_cast<std::int64_t>(splitmix64(seed + 2 * s) % static_cast<std::uint64_t>(m)),
+                       static_cast<std::int64_t>(splitmix64(seed + 2 * s + 1) % static_cast<std::uint64_t>(n))});
+    for (const auto& [i, j] : picks) {
+      double ref = 0, abs_sum = 0;
+      for (std::int64_t kk = 0; kk < k; ++kk) {
+        const double p = load(o.dtype, o.a, i * k + kk) * load(o.dtype, o.b, kk * n + j);
+        ref += p;
+        abs_sum += std::fabs(p);
+      }
+      compare(tol, i, j, load_output(o.dtype, o.c, i * n + j), ref, abs_sum, worst, max_abs);
+    }
+    result.elements_checked = picks.size();
+  }
+  result.max_abs_error = std::isfinite(worst.abs_error) ? max_abs : std::numeric_limits<double>::infinity();
+  result.max_error_ratio = worst.ratio;
+  result.passed = worst.ratio <= 1.0;
+  result.worst_element = fmt::format("C[{},{}] = {:.9g}, reference {:.9g}", worst.i, worst.j, worst.got, worst.want);
+  return result;
+}
+
+}  // namespace rooftop::gemm

@@ -1,0 +1,28 @@
+#include "suites/gemm/gemm_suite.hpp"
+
+#include "harness/errors.hpp"
+#include "harness/registry.hpp"
+#include "suites/gemm/gemm_cpu.hpp"
+#include "suites/gemm/gemm_problem.hpp"
+
+namespace rooftop::gemm {
+
+void register_gemm_suite() {
+  Family f;
+  f.name = "gemm";
+  f.description = "Dense matrix multiply C = A x B: a square sweep and Llama-3-8B projection shapes";
+  f.backends = {"cpu"};
+  f.dtypes = {"fp32", "bf16", "int8"};
+  f.shape_syntax = "MxNxK";
+  f.sweep = gemm_sweep;
+  f.make_problem = [](std::string_view shape, std::string_view dtype, std::string_view backend) {
+    return make_gemm_problem(parse_gemm_shape(shape), parse_dtype(dtype), backend, "user");
+  };
+  f.create = [](const Problem& p, std::uint64_t seed) -> std::unique_ptr<Instance> {
+    if (p.backend == "cpu") return create_gemm_cpu(p, seed);
+    throw PointSkipped("gemm has no '" + p.backend + "' implementation in this build");
+  };
+  register_family(std::move(f));
+}
+
+}  // namespace rooftop::gemm

@@ -1,0 +1,4 @@
+#pragma once
+namespace rooftop::gemm {
+void register_gemm_suite();
+}  // namespace rooftop::gemm
