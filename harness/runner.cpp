@@ -45,6 +45,7 @@ struct PointState {
   const Family* family = nullptr;
   std::unique_ptr<Instance> instance;
   bool prepared = false;
+  bool reported = false;  // Google Benchmark reports aggregates in a later call: finalize once
   ResultRecord record;
 };
 
@@ -135,7 +136,9 @@ class SampleCollector : public benchmark::BenchmarkReporter {
     const auto it = ctx_.index_by_name.find(runs.front().run_name.function_name);
     if (it == ctx_.index_by_name.end()) return;
     auto& pt = ctx_.points[it->second];
-    if (!pt.prepared) return;  // interrupted before it started: not a result
+    if (!pt.prepared || pt.reported) return;  // not started (interrupted), or already final
+    const bool only_aggregates = std::all_of(runs.begin(), runs.end(), [](const Run& r) { return r.run_type == Run::RT_Aggregate; });
+    if (only_aggregates) return;
     auto rec = pt.record;
     for (const auto& run : runs) {
       if (run.run_type != Run::RT_Iteration || run.error_occurred || run.iterations <= 0) continue;
@@ -148,6 +151,7 @@ class SampleCollector : public benchmark::BenchmarkReporter {
       rec.status = Status::error;
       rec.reason = runs.front().error_message.empty() ? "no repetition completed" : runs.front().error_message;
     }
+    pt.reported = true;
     pt.instance.reset();  // free its memory before the next point
     ctx_.progress->finished(pt.problem.name(), outcome_line(rec));
     ctx_.results.results.push_back(std::move(rec));

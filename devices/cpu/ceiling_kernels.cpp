@@ -56,38 +56,31 @@ float fma_scalar(std::int64_t iterations, float seed) {
   return s;
 }
 
-__attribute__((target("avx512f"))) float read_sum_avx512(const float* p, std::size_t n) {
-  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-  for (std::size_t i = 0; i < n; i += 128) {
-    a0 = _mm512_add_ps(a0, _mm512_load_ps(p + i));
-    a1 = _mm512_add_ps(a1, _mm512_load_ps(p + i + 16));
-    a2 = _mm512_add_ps(a2, _mm512_load_ps(p + i + 32));
-    a3 = _mm512_add_ps(a3, _mm512_load_ps(p + i + 48));
-    a4 = _mm512_add_ps(a4, _mm512_load_ps(p + i + 64));
-    a5 = _mm512_add_ps(a5, _mm512_load_ps(p + i + 80));
-    a6 = _mm512_add_ps(a6, _mm512_load_ps(p + i + 96));
-    a7 = _mm512_add_ps(a7, _mm512_load_ps(p + i + 112));
-  }
-  const __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                                 _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
-  return sum_lanes(s);
+// 16 independent accumulators: 2 loads per cycle x 4-cycle add latency needs >= 8 in flight.
+// Passes loop inside so that a block that fits in L1 is not dominated by call overhead.
+__attribute__((target("avx512f"))) float read_sum_avx512(const float* p, std::size_t n, int passes) {
+  __m512 acc[16];
+  for (auto& a : acc) a = _mm512_setzero_ps();
+  for (int pass = 0; pass < passes; ++pass)
+    for (std::size_t i = 0; i < n; i += 256) {
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) acc[j] = _mm512_add_ps(acc[j], _mm512_load_ps(p + i + 16 * j));
+    }
+  for (int j = 1; j < 16; ++j) acc[0] = _mm512_add_ps(acc[0], acc[j]);
+  return sum_lanes(acc[0]);
 }
 
-__attribute__((target("avx2"))) float read_sum_avx2(const float* p, std::size_t n) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-  for (std::size_t i = 0; i < n; i += 64) {
-    a0 = _mm256_add_ps(a0, _mm256_load_ps(p + i));
-    a1 = _mm256_add_ps(a1, _mm256_load_ps(p + i + 8));
-    a2 = _mm256_add_ps(a2, _mm256_load_ps(p + i + 16));
-    a3 = _mm256_add_ps(a3, _mm256_load_ps(p + i + 24));
-    a4 = _mm256_add_ps(a4, _mm256_load_ps(p + i + 32));
-    a5 = _mm256_add_ps(a5, _mm256_load_ps(p + i + 40));
-    a6 = _mm256_add_ps(a6, _mm256_load_ps(p + i + 48));
-    a7 = _mm256_add_ps(a7, _mm256_load_ps(p + i + 56));
-  }
+__attribute__((target("avx2"))) float read_sum_avx2(const float* p, std::size_t n, int passes) {
+  __m256 acc[16];
+  for (auto& a : acc) a = _mm256_setzero_ps();
+  for (int pass = 0; pass < passes; ++pass)
+    for (std::size_t i = 0; i < n; i += 128) {
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j) acc[j] = _mm256_add_ps(acc[j], _mm256_load_ps(p + i + 8 * j));
+    }
+  for (int j = 1; j < 16; ++j) acc[0] = _mm256_add_ps(acc[0], acc[j]);
   alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                                       _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7))));
+  _mm256_store_ps(lanes, acc[0]);
   float s = 0;
   for (float x : lanes) s += x;
   return s;
@@ -106,11 +99,12 @@ float run_fma_kernel(const FmaKernel& k, std::int64_t iterations, float seed) {
   return fma_scalar(iterations, seed);
 }
 
-float read_sum(const float* data, std::size_t count) {
-  if (__builtin_cpu_supports("avx512f")) return read_sum_avx512(data, count);
-  if (__builtin_cpu_supports("avx2")) return read_sum_avx2(data, count);
+float read_sum(const float* data, std::size_t count, int passes) {
+  if (__builtin_cpu_supports("avx512f")) return read_sum_avx512(data, count, passes);
+  if (__builtin_cpu_supports("avx2")) return read_sum_avx2(data, count, passes);
   float s = 0;
-  for (std::size_t i = 0; i < count; ++i) s += data[i];
+  for (int pass = 0; pass < passes; ++pass)
+    for (std::size_t i = 0; i < count; ++i) s += data[i];
   return s;
 }
 

@@ -21,7 +21,8 @@ inline double fma_kernel_flops(const FmaKernel& k, std::int64_t iterations) {
   return 2.0 * static_cast<double>(k.lanes) * k.accumulators * static_cast<double>(iterations);
 }
 
-// Sums `count` floats (count a multiple of 256) with wide loads and independent accumulators.
-float read_sum(const float* data, std::size_t count);
+// Sums `count` floats (a multiple of 256), `passes` times over, with wide loads and
+// independent accumulators.
+float read_sum(const float* data, std::size_t count, int passes);
 
 }  // namespace rooftop::cpu

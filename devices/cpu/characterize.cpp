@@ -122,8 +122,7 @@ double read_bandwidth(std::size_t per_thread_bytes, const CharacterizeOptions& o
     float total = 0;
 #pragma omp parallel reduction(+ : total)
     {
-      const float* p = blocks[omp_get_thread_num()].get();
-      for (int k = 0; k < passes; ++k) total += read_sum(p, per_thread);
+      total += read_sum(blocks[omp_get_thread_num()].get(), per_thread, passes);
     }
     g_sink = total;
   };
