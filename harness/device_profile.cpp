@@ -11,7 +11,7 @@
 
 namespace rooftop {
 namespace {
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 using ojson = nlohmann::ordered_json;
 
 [[noreturn]] void bad(const std::string& origin, const std::string& field, const std::string& what) {

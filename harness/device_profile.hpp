@@ -39,7 +39,7 @@ struct DeviceProfile {
 nlohmann::ordered_json ceilings_to_json(const Ceilings& ceilings);
 nlohmann::ordered_json profile_to_json(const DeviceProfile& profile);
 // Throws InputError naming `origin` (a file name) and the offending field.
-DeviceProfile profile_from_json(const nlohmann::json& json, const std::string& origin);
+DeviceProfile profile_from_json(const nlohmann::ordered_json& json, const std::string& origin);
 DeviceProfile load_profile(const std::filesystem::path& path);
 // A datasheet file: {"name", "source", "compute": [...], "bandwidth": [...]} with the
 // same ceiling fields as a profile (devices/specs/ holds those of known hardware).

@@ -61,7 +61,7 @@ struct RunResults {
 nlohmann::ordered_json results_to_json(const RunResults& run);
 // Reads what results_to_json wrote; derived fields (summary, roofline) are recomputed,
 // not trusted. Throws InputError naming `origin` and the field.
-RunResults results_from_json(const nlohmann::json& json, const std::string& origin);
+RunResults results_from_json(const nlohmann::ordered_json& json, const std::string& origin);
 RunResults load_results(const std::filesystem::path& path);
 void save_results(const std::filesystem::path& path, const RunResults& run);
 

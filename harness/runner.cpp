@@ -98,7 +98,9 @@ void prepare(RunContext& ctx, PointState& pt) {
 
 void measure(RunContext& ctx, std::size_t i, benchmark::State& state) {
   auto& pt = ctx.points[i];
-  if (g_interrupted.load()) {
+  // After Ctrl-C no new point starts; the one in flight finishes its repetitions, since
+  // Google Benchmark cannot summarize a benchmark whose repetitions were cut short.
+  if (!pt.prepared && g_interrupted.load()) {
     state.SkipWithError("interrupted");
     return;
   }

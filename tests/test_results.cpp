@@ -1,0 +1,111 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/errors.hpp"
+#include "harness/results.hpp"
+
+using namespace rooftop;
+namespace fs = std::filesystem;
+
+namespace {
+RunResults sample_run() {
+  RunResults run;
+  auto& m = run.meta;
+  m.rooftop_version = "0.1.0";
+  m.git_commit = "abc123";
+  m.created = "2026-11-21T00:00:00Z";
+  m.host = {{"hostname", "h"}};
+  m.command = "rooftop run";
+  m.tier = "smoke";
+  m.seed = 42;
+  m.backend = "cpu";
+  m.fingerprint = "cpu-test-2c-0000";
+  m.device = {{"model_name", "Test CPU"}};
+  m.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "avx512_fma", 1e12}}, {{"DRAM", 1e11, 0}}, 2e-6};
+  m.ceilings_source = "profile.json";
+  m.complete = true;
+  ResultRecord ok;
+  ok.problem = {"gemm", "cpu", "fp32", "m2_n2_k2", {{"m", 2}, {"n", 2}, {"k", 2}}, {16, 48}, 64};
+  ok.implementation = "brg:avx512_core";
+  ok.correctness = Correctness{true, 4, 4, 1e-7, 0.01, "formula", "C[0,0]"};
+  ok.samples = {{1e-6, 100, 2500}, {1.1e-6, 100, 2500}, {0.9e-6, 100, 2400}};
+  ResultRecord failed = ok;
+  failed.status = Status::failed;
+  failed.reason = "wrong results";
+  failed.samples.clear();
+  failed.correctness->passed = false;
+  failed.correctness->max_error_ratio = std::numeric_limits<double>::infinity();  // NaN output
+  ResultRecord skipped = ok;
+  skipped.status = Status::skipped;
+  skipped.reason = "no implementation";
+  skipped.samples.clear();
+  skipped.correctness.reset();
+  run.results = {ok, failed, skipped};
+  return run;
+}
+}  // namespace
+
+TEST_CASE("results round-trip through JSON", "[results]") {
+  const auto run = sample_run();
+  const auto j = results_to_json(run);
+  CHECK(j["schema"] == kResultsSchemaVersion);
+  const auto back = results_from_json(nlohmann::ordered_json::parse(j.dump()), "mem");
+  REQUIRE(back.results.size() == 3);
+  CHECK(back.meta.seed == 42);
+  CHECK(back.meta.ceilings->compute.at(0).flops_per_s == 1e12);
+  CHECK(back.results[0].samples.size() == 3);
+  CHECK(back.results[0].samples[2].clock_mhz == 2400);
+  CHECK(back.results[1].status == Status::failed);
+  CHECK(std::isinf(back.results[1].correctness->max_error_ratio));
+  CHECK(back.results[2].reason == "no implementation");
+  // Writing what was read gives the same document.
+  CHECK(results_to_json(back).dump() == j.dump());
+}
+
+TEST_CASE("derived fields: throughput from the median, roofline from the ceilings", "[results]") {
+  const auto j = results_to_json(sample_run());
+  const auto& r = j["results"][0];
+  CHECK(r["summary"]["median_s"].get<double>() == Approx(1e-6));
+  CHECK(r["throughput"]["flops_per_s"].get<double>() == Approx(16e6));
+  CHECK(r["roofline"]["memory_level"] == "DRAM");
+  CHECK(r["roofline"]["bound"] == "latency");  // 16 FLOP on a 2 us dispatch
+  CHECK(j["results"][1]["summary"].is_null());
+  CHECK(j["results"][1]["correctness"]["max_error_ratio"].is_null());
+}
+
+TEST_CASE("bad results files name the file and the field", "[results]") {
+  auto j = nlohmann::ordered_json::parse(results_to_json(sample_run()).dump());
+  CHECK_THROWS_WITH(results_from_json(nlohmann::ordered_json::object(), "x.json"), Catch::Contains("x.json") && Catch::Contains("schema"));
+  auto v = j;
+  v["schema"] = 99;
+  CHECK_THROWS_WITH(results_from_json(v, "x.json"), Catch::Contains("schema 99 is not supported"));
+  v = j;
+  v["results"][0].erase("samples");
+  CHECK_THROWS_WITH(results_from_json(v, "x.json"), Catch::Contains("results[0].samples"));
+  v = j;
+  v["results"][0]["samples"]["seconds_per_iteration"][1] = -1;
+  CHECK_THROWS_WITH(results_from_json(v, "x.json"), Catch::Contains("seconds_per_iteration[1]"));
+  v = j;
+  v["results"][0]["status"] = "great";
+  CHECK_THROWS_AS(results_from_json(v, "x.json"), InputError);
+
+  const auto dir = fs::temp_directory_path() / "rooftop_test_results";
+  fs::create_directories(dir);
+  std::ofstream(dir / "empty.json").close();
+  CHECK_THROWS_WITH(load_results(dir / "empty.json"), Catch::Contains("empty"));
+  std::ofstream(dir / "corrupt.json") << "{\"schema\": 1, ";
+  CHECK_THROWS_WITH(load_results(dir / "corrupt.json"), Catch::Contains("not valid JSON"));
+  CHECK_THROWS_WITH(load_results(dir / "missing.json"), Catch::Contains("cannot open"));
+}
+
+TEST_CASE("results are written atomically and leave no temporary file", "[results]") {
+  const auto dir = fs::temp_directory_path() / "rooftop_test_atomic";
+  fs::remove_all(dir);
+  save_results(dir / "r.json", sample_run());
+  save_results(dir / "r.json", sample_run());
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++files;
+  CHECK(files == 1);
+  CHECK(load_results(dir / "r.json").results.size() == 3);
+}

@@ -1,0 +1,78 @@
+#include <catch2/catch.hpp>
+
+#include "harness/roofline.hpp"
+
+using namespace rooftop;
+
+namespace {
+Ceilings machine() {
+  Ceilings c;
+  c.compute = {{"fp32_vector_fma", "fp32", "avx512_fma", 1000e9}, {"bf16_matrix", "bf16", "amx", 4000e9},
+               {"bf16_slow", "bf16", "avx512", 500e9}};
+  c.bandwidth = {{"L1", 2000e9, 64e3}, {"L2", 1000e9, 2e6}, {"DRAM", 100e9, 0}};
+  c.dispatch_latency_s = 2e-6;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("attainable is the lower of the two roofs; the ridge is where they meet", "[roofline]") {
+  CHECK(attainable_flops(1000, 100, 1) == 100);     // memory roof
+  CHECK(attainable_flops(1000, 100, 10) == 1000);   // exactly at the ridge
+  CHECK(attainable_flops(1000, 100, 1e6) == 1000);  // compute roof
+  CHECK(ridge_intensity(1000, 100) == 10);
+  CHECK(std::isinf(ridge_intensity(1000, 0)));
+}
+
+TEST_CASE("the compute ceiling of a dtype is its highest one", "[roofline]") {
+  const auto c = machine();
+  REQUIRE(compute_ceiling_for(c, "bf16"));
+  CHECK(compute_ceiling_for(c, "bf16")->name == "bf16_matrix");
+  CHECK(compute_ceiling_for(c, "int8") == nullptr);
+}
+
+TEST_CASE("the memory level is the closest one that holds the working set", "[roofline]") {
+  const auto c = machine();
+  CHECK(bandwidth_ceiling_for(c, 1e3)->level == "L1");
+  CHECK(bandwidth_ceiling_for(c, 64e3)->level == "L1");  // exactly full still fits
+  CHECK(bandwidth_ceiling_for(c, 64e3 + 1)->level == "L2");
+  CHECK(bandwidth_ceiling_for(c, 1e12)->level == "DRAM");
+  CHECK(bandwidth_ceiling_for(Ceilings{}, 1) == nullptr);
+}
+
+TEST_CASE("placement: memory, compute and latency bound", "[roofline]") {
+  const auto c = machine();
+  // 1 GB through DRAM at AI 1 (below the ridge of 10): memory-bound; at half the roof.
+  Work w{1e9, 1e9};
+  auto p = place_on_roofline(c, "fp32", w, 1e9 / 50e9);
+  REQUIRE(p);
+  CHECK(p->memory_level == "DRAM");
+  CHECK(p->bound == Bound::memory);
+  CHECK(p->attainable_flops == Approx(100e9));
+  CHECK(p->fraction_of_attainable == Approx(0.5));
+  CHECK_FALSE(p->above_ceiling);
+
+  // AI exactly at the ridge counts as compute-bound.
+  w = {10e9, 1e9};
+  p = place_on_roofline(c, "fp32", w, 20e-3);
+  CHECK(p->bound == Bound::compute);
+  CHECK(p->ridge_intensity == Approx(10));
+
+  // Ideal time 1 us < 10 x 2 us dispatch latency: latency-bound whatever the AI.
+  w = {1e6, 1e3};
+  p = place_on_roofline(c, "fp32", w, 5e-6);
+  CHECK(p->bound == Bound::latency);
+
+  // Faster than the roof allows by more than 5%: flagged.
+  w = {1e12, 1e9};
+  p = place_on_roofline(c, "fp32", w, 0.9);
+  CHECK(p->above_ceiling);
+  p = place_on_roofline(c, "fp32", w, 1.0 / 1.04);
+  CHECK_FALSE(p->above_ceiling);
+}
+
+TEST_CASE("placement needs a roof for the dtype and a real measurement", "[roofline]") {
+  const auto c = machine();
+  CHECK_FALSE(place_on_roofline(c, "int8", {1e9, 1e6}, 1.0));
+  CHECK_FALSE(place_on_roofline(c, "fp32", {1e9, 1e6}, 0.0));
+  CHECK_FALSE(place_on_roofline(c, "fp32", {0, 1e6}, 1.0));
+}
