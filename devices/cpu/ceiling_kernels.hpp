@@ -22,7 +22,8 @@ inline double fma_kernel_flops(const FmaKernel& k, std::int64_t iterations) {
 }
 
 // Sums `count` floats (a multiple of 256), `passes` times over, with wide loads and
-// independent accumulators.
-float read_sum(const float* data, std::size_t count, int passes);
+// independent accumulators; with `prefetch`, software prefetches ahead of the loads
+// (AVX-512 path only).
+float read_sum(const float* data, std::size_t count, int passes, bool prefetch);
 
 }  // namespace rooftop::cpu
