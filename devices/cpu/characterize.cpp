@@ -68,7 +68,7 @@ ComputeCeiling measure_fma_peak(const CharacterizeOptions& o, std::ostream& log)
 std::optional<ComputeCeiling> measure_matrix_peak(Dtype type, const char* dtype, const CharacterizeOptions& o,
                                                   std::ostream& log) {
   std::optional<ComputeCeiling> best;
-  for (std::int64_t n : {512, 1024, 2048}) {
+  for (std::int64_t n : {256, 512, 1024, 2048}) {
     auto c = measure_matrix_rate(type, dtype, n, o);
     if (!c) break;
     if (!best || c->flops_per_s > best->flops_per_s) best = c;
