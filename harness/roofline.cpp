@@ -32,7 +32,7 @@ const ComputeCeiling* compute_ceiling_for(const Ceilings& ceilings, std::string_
 
 const BandwidthCeiling* bandwidth_ceiling_for(const Ceilings& ceilings, double working_set_bytes) {
   for (const auto& b : ceilings.bandwidth)
-    if (b.bytes_per_s > 0 && (b.capacity_bytes <= 0 || working_set_bytes <= b.capacity_bytes))
+    if (b.bytes_per_s > 0 && (b.capacity_bytes <= 0 || working_set_bytes <= kResidencyFactor * b.capacity_bytes))
       return &b;
   return nullptr;
 }

@@ -30,11 +30,12 @@ TEST_CASE("the compute ceiling of a dtype is its highest one", "[roofline]") {
   CHECK(compute_ceiling_for(c, "int8") == nullptr);
 }
 
-TEST_CASE("the memory level is the closest one that holds the working set", "[roofline]") {
+TEST_CASE("the memory level is the closest one that can hold half the working set", "[roofline]") {
   const auto c = machine();
   CHECK(bandwidth_ceiling_for(c, 1e3)->level == "L1");
-  CHECK(bandwidth_ceiling_for(c, 64e3)->level == "L1");  // exactly full still fits
-  CHECK(bandwidth_ceiling_for(c, 64e3 + 1)->level == "L2");
+  CHECK(bandwidth_ceiling_for(c, 64e3)->level == "L1");
+  CHECK(bandwidth_ceiling_for(c, 128e3)->level == "L1");  // twice the capacity: still bounded by it
+  CHECK(bandwidth_ceiling_for(c, 128e3 + 1)->level == "L2");
   CHECK(bandwidth_ceiling_for(c, 1e12)->level == "DRAM");
   CHECK(bandwidth_ceiling_for(Ceilings{}, 1) == nullptr);
 }
