@@ -170,15 +170,17 @@ std::string fingerprint(const CpuInfo& i) {
   for (const auto& c : i.caches) identity += fmt::format("|L{}:{}x{}", c.level, c.size_bytes, c.instances);
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : identity) h = (h ^ c) * 0x100000001b3ull;
-  std::string slug;
-  for (char c : i.model_name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u)) slug += static_cast<char>(std::tolower(u));
-    else if (!slug.empty() && slug.back() != '-') slug += '-';
+  // The model's words, lower case, without trademark noise: "intel-xeon-platinum-8480".
+  std::string slug, word;
+  for (std::size_t k = 0; k <= i.model_name.size(); ++k) {
+    const auto u = k < i.model_name.size() ? static_cast<unsigned char>(i.model_name[k]) : ' ';
+    if (std::isalnum(u)) {
+      word += static_cast<char>(std::tolower(u));
+    } else if (!word.empty()) {
+      if (word != "r" && word != "tm" && word != "cpu") slug += (slug.empty() ? "" : "-") + word;
+      word.clear();
+    }
   }
-  for (const char* noise : {"-r-", "-tm-", "-cpu-"})
-    for (auto pos = slug.find(noise); pos != std::string::npos; pos = slug.find(noise)) slug.replace(pos, std::strlen(noise), "-");
-  while (!slug.empty() && slug.back() == '-') slug.pop_back();
   if (slug.size() > 40) slug.resize(40);
   return fmt::format("cpu-{}-{}c-{:08x}", slug, i.logical_cpus, static_cast<std::uint32_t>(h ^ (h >> 32)));
 }
