@@ -27,6 +27,9 @@ double seconds_since(clock::time_point t0) { return std::chrono::duration<double
 
 volatile float g_sink;  // keeps kernel results alive
 
+// All threads together below this fraction of threads x one thread: the machine is busy.
+constexpr double kBusyMachineFraction = 0.85;  // idle: 0.91-0.95 seen; busy: 0.58-0.80
+
 // Best of `trials` timed runs of `body`, in seconds.
 template <typename F>
 double best_time(int trials, F&& body) {
@@ -59,6 +62,13 @@ ComputeCeiling measure_fma_peak(const CharacterizeOptions& o, std::ostream& log)
   all_threads();  // warm-up: wide-vector clock licences settle before timing
   const double t = best_time(o.quick ? 5 : 9, all_threads);
   const double flops = fma_kernel_flops(kernel, iterations) * threads / t;
+  // Every core should add its share; if not, something else is running on them.
+  const double one = best_time(3, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
+  const double single_flops = fma_kernel_flops(kernel, iterations) / one;
+  if (flops < kBusyMachineFraction * threads * single_flops)
+    fmt::print(log, "  WARNING: {} threads reach {:.0f}% of {} x one thread's rate: other work is using the cores, "
+               "so every ceiling of this profile will be too low. Re-run on an idle machine.\n",
+               threads, 100.0 * flops / (threads * single_flops), threads);
   fmt::print(log, "  fp32 vector peak ({}, {} threads): {:.1f} GFLOP/s\n", kernel.unit, threads, flops / 1e9);
   return {"fp32_vector_fma", "fp32", kernel.unit, flops};
 }
