@@ -1,0 +1,229 @@
+#include "harness/gate.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include "harness/errors.hpp"
+#include "harness/gate_statistics.hpp"
+#include "harness/random_fill.hpp"
+#include "harness/statistics.hpp"
+
+namespace rooftop {
+namespace {
+
+std::vector<double> seconds_of(const ResultRecord& r) {
+  std::vector<double> s;
+  for (const auto& x : r.samples) s.push_back(x.seconds_per_iteration);
+  return s;
+}
+
+double median_clock(const ResultRecord& r) {
+  std::vector<double> c;
+  for (const auto& x : r.samples)
+    if (x.clock_mhz > 0) c.push_back(x.clock_mhz);
+  return c.empty() ? 0.0 : median(c);
+}
+
+std::vector<double> logs(const std::vector<double>& v) {
+  std::vector<double> out;
+  for (double x : v) out.push_back(std::log(x));
+  return out;
+}
+
+double pooled_sd(const std::vector<double>& a, const std::vector<double>& b) {
+  const double sa = sample_stddev(a), sb = sample_stddev(b);
+  const double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
+  if (na + nb <= 2) return 0;
+  return std::sqrt(((na - 1) * sa * sa + (nb - 1) * sb * sb) / (na + nb - 2));
+}
+
+// The repetitions per side at which complete separation can reach `alpha`.
+int repetitions_needed(double alpha) {
+  for (int n = 2; n <= 60; ++n)
+    if (smallest_mann_whitney_p(n, n) < alpha) return n;
+  return 60;
+}
+
+std::string percent(double x) { return std::isfinite(x) ? fmt::format("{:+.1f}%", 100 * x) : "inf"; }
+
+// Measures one benchmark present on both sides with usable samples.
+void measure_change(Comparison& c, const GateConfig& config) {
+  const auto lx = logs(c.baseline_samples), ly = logs(c.current_samples);
+  const double shift = hodges_lehmann_shift(lx, ly);
+  const auto ci = bootstrap_shift_ci(lx, ly, 0.95, config.bootstrap_resamples, derive_seed(0x9a7e, c.name));
+  c.change = std::expm1(shift);
+  c.change_low = std::expm1(ci.low);
+  c.change_high = std::expm1(ci.high);
+  c.p = mann_whitney_p(lx, ly);
+  c.cv_baseline = summarize(c.baseline_samples).cv;
+  c.cv_current = summarize(c.current_samples).cv;
+}
+
+void decide(Comparison& c, const GateConfig& config, int tests) {
+  const double tau = std::log1p(c.tau);
+  const double shift = std::log1p(c.change), high = std::log1p(c.change_high);
+  const double strictest = config.alpha / tests;  // Holm's first step
+  const double sd = pooled_sd(logs(c.baseline_samples), logs(c.current_samples));
+  c.minimum_detectable = std::expm1(minimum_detectable_log_shift(sd, c.baseline_count, c.current_count, strictest));
+  const bool can_reach = smallest_mann_whitney_p(c.baseline_count, c.current_count) < strictest;
+  if (!can_reach) c.minimum_detectable = std::numeric_limits<double>::infinity();
+  const std::string stats = fmt::format("change {} [{}, {}], p {:.2g} (Holm {:.2g})", percent(c.change),
+                                        percent(c.change_low), percent(c.change_high), c.p, c.p_holm);
+  if (c.clock_differs) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("clock {:.0f} MHz vs baseline {:.0f} MHz (more than {:.0f}% apart): samples not comparable; {}",
+                           c.clock_current, c.clock_baseline, 100 * config.clock_tolerance, stats);
+  } else if (c.p_holm < config.alpha && shift >= tau) {
+    c.verdict = Verdict::fail;
+    c.reason = fmt::format("slower by {} (threshold {:.0f}%); {}", percent(c.change), 100 * c.tau, stats);
+  } else if (c.p_holm < config.alpha && shift <= -tau) {
+    c.verdict = Verdict::improved;
+    c.reason = fmt::format("faster by {}; {}", percent(-c.change), stats);
+  } else if (high < tau) {
+    c.verdict = Verdict::pass;
+    c.reason = fmt::format("slowdown below {:.0f}% with 95% confidence; {}", 100 * c.tau, stats);
+  } else {
+    c.verdict = Verdict::inconclusive;
+    c.reason = can_reach
+                   ? fmt::format("cannot tell a {:.0f}% slowdown from noise: {}; CV {:.1f}% / {:.1f}%; "
+                                 "detectable change at this noise: {}", 100 * c.tau, stats, 100 * c.cv_baseline,
+                                 100 * c.cv_current, percent(c.minimum_detectable))
+                   : fmt::format("{} vs {} repetitions cannot reach p < {:.2g} ({} benchmarks, alpha {}): "
+                                 "use --repetitions {} or more; {}", c.baseline_count, c.current_count, strictest,
+                                 tests, config.alpha, repetitions_needed(strictest), stats);
+  }
+}
+}  // namespace
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::pass: return "PASS";
+    case Verdict::fail: return "FAIL";
+    case Verdict::improved: return "IMPROVED";
+    case Verdict::inconclusive: return "INCONCLUSIVE";
+    case Verdict::added: return "NEW";
+    case Verdict::missing: return "MISSING";
+  }
+  return "?";
+}
+
+double GateConfig::tau_for(const std::string& name, const std::string& family) const {
+  for (const auto& o : overrides)
+    if (std::regex_search(name, o.regex)) return o.tau;
+  return family == "collectives" || family == "inference" ? tau_system : tau_kernel;
+}
+
+GateConfig load_gate_config(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string() + ": cannot open gate config");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(fmt::format("{}: gate config is not valid JSON ({})", path.string(), e.what()));
+  }
+  GateConfig c;
+  auto number = [&](const char* key, double& into, double lo, double hi) {
+    if (!j.contains(key)) return;
+    if (!j[key].is_number() || j[key].get<double>() < lo || j[key].get<double>() > hi)
+      throw InputError(fmt::format("{}: field '{}' must be a number in [{}, {}]", path.string(), key, lo, hi));
+    into = j[key].get<double>();
+  };
+  number("alpha", c.alpha, 1e-12, 0.5);
+  number("tau_kernel", c.tau_kernel, 0, 10);
+  number("tau_system", c.tau_system, 0, 10);
+  number("clock_tolerance", c.clock_tolerance, 0, 10);
+  double reps = c.min_repetitions;
+  number("min_repetitions", reps, 2, 1000);
+  c.min_repetitions = static_cast<int>(reps);
+  if (j.contains("overrides")) {
+    if (!j["overrides"].is_array()) throw InputError(path.string() + ": field 'overrides' must be an array");
+    for (std::size_t i = 0; i < j["overrides"].size(); ++i) {
+      const auto& o = j["overrides"][i];
+      const std::string field = fmt::format("overrides[{}]", i);
+      if (!o.is_object() || !o.contains("match") || !o["match"].is_string() || !o.contains("tau") || !o["tau"].is_number())
+        throw InputError(fmt::format("{}: field '{}' needs a string 'match' and a number 'tau'", path.string(), field));
+      try {
+        c.overrides.push_back({o["match"], std::regex(o["match"].get<std::string>()), o["tau"].get<double>()});
+      } catch (const std::regex_error&) {
+        throw InputError(fmt::format("{}: field '{}.match' is not a valid regular expression", path.string(), field));
+      }
+    }
+  }
+  return c;
+}
+
+int GateReport::count(Verdict v) const {
+  int n = 0;
+  for (const auto& c : comparisons) n += c.verdict == v;
+  return n;
+}
+
+GateReport gate_results(const RunResults& baseline, const RunResults& current, const GateConfig& config,
+                        const std::string& baseline_origin, const std::string& current_origin) {
+  GateReport report{baseline_origin, current_origin, config, {}};
+  std::map<std::string, const ResultRecord*> base;
+  for (const auto& r : baseline.results) base[r.problem.name()] = &r;
+  std::vector<std::size_t> tested;  // comparisons that get a p-value
+  for (const auto& cur : current.results) {
+    Comparison c;
+    c.name = cur.problem.name();
+    c.family = cur.problem.family;
+    c.tau = config.tau_for(c.name, c.family);
+    c.current_samples = seconds_of(cur);
+    c.current_count = static_cast<int>(c.current_samples.size());
+    const auto it = base.find(c.name);
+    if (it == base.end()) {
+      c.verdict = Verdict::added;
+      c.reason = "not in the baseline";
+    } else {
+      const auto& b = *it->second;
+      base.erase(it);
+      c.baseline_samples = seconds_of(b);
+      c.baseline_count = static_cast<int>(c.baseline_samples.size());
+      c.clock_baseline = median_clock(b);
+      c.clock_current = median_clock(cur);
+      c.clock_differs = c.clock_baseline > 0 && c.clock_current > 0 &&
+                        std::fabs(c.clock_current / c.clock_baseline - 1) > config.clock_tolerance;
+      if (cur.status == Status::failed || cur.status == Status::error) {
+        c.verdict = Verdict::fail;
+        c.reason = fmt::format("the run {}: {}", cur.status == Status::failed ? "failed its correctness check" : "errored",
+                               cur.reason);
+      } else if (cur.status != Status::ok || b.status != Status::ok) {
+        c.reason = fmt::format("no measurement to compare: run {}, baseline {}{}", status_name(cur.status),
+                               status_name(b.status), cur.reason.empty() ? "" : " (" + cur.reason + ")");
+      } else if (c.baseline_count < config.min_repetitions || c.current_count < config.min_repetitions) {
+        c.reason = fmt::format("{} baseline and {} current repetitions: at least {} per side are needed",
+                               c.baseline_count, c.current_count, config.min_repetitions);
+      } else {
+        measure_change(c, config);
+        tested.push_back(report.comparisons.size());
+      }
+    }
+    report.comparisons.push_back(std::move(c));
+  }
+  for (const auto& [name, b] : base) {
+    Comparison c;
+    c.name = name;
+    c.family = b->problem.family;
+    c.verdict = Verdict::missing;
+    c.reason = "in the baseline but not in this run";
+    c.baseline_samples = seconds_of(*b);
+    c.baseline_count = static_cast<int>(c.baseline_samples.size());
+    report.comparisons.push_back(std::move(c));
+  }
+  std::vector<double> p;
+  for (auto i : tested) p.push_back(report.comparisons[i].p);
+  const auto adjusted = holm_adjust(p);
+  for (std::size_t k = 0; k < tested.size(); ++k) {
+    auto& c = report.comparisons[tested[k]];
+    c.p_holm = adjusted[k];
+    decide(c, config, static_cast<int>(tested.size()));
+  }
+  return report;
+}
+
+}  // namespace rooftop

@@ -1,0 +1,177 @@
+#include "harness/gate_statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <stdexcept>
+
+#include "harness/random_fill.hpp"
+#include "harness/statistics.hpp"
+
+namespace rooftop {
+namespace {
+constexpr int kExactLimit = 50;
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+
+// Mid-ranks (1-based) of values; `tie_term` gets sum(t^3 - t) over tie groups.
+std::vector<double> mid_ranks(std::span<const double> values, double& tie_term) {
+  std::vector<std::size_t> order(values.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return values[a] < values[b]; });
+  std::vector<double> ranks(values.size());
+  tie_term = 0;
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]]) ++j;
+    const double t = static_cast<double>(j - i + 1);
+    for (std::size_t k = i; k <= j; ++k) ranks[order[k]] = (static_cast<double>(i + j) + 2.0) / 2.0;
+    tie_term += t * t * t - t;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+// Number of arrangements of n x's and m y's giving each U = #(x < y), as probabilities.
+std::vector<double> mann_whitney_distribution(int n, int m) {
+  const int top = n * m;
+  // count[j][u] for the current number of x's placed; placing a y after i x's adds i.
+  std::vector<std::vector<double>> prev(m + 1, std::vector<double>(top + 1, 0.0)), cur = prev;
+  prev[0][0] = 1;
+  for (int j = 1; j <= m; ++j) prev[j][0] = 1;  // i = 0: y's before any x add nothing
+  for (int i = 1; i <= n; ++i) {
+    for (int j = 0; j <= m; ++j) {
+      for (int u = 0; u <= top; ++u) {
+        double c = prev[j][u];                            // last placed is an x
+        if (j > 0 && u >= i) c += cur[j - 1][u - i];      // last placed is a y, i x's below it
+        cur[j][u] = c;
+      }
+    }
+    std::swap(prev, cur);
+  }
+  std::vector<double> p(prev[m]);
+  double total = 0;
+  for (double c : p) total += c;
+  for (double& c : p) c /= total;
+  return p;
+}
+}  // namespace
+
+double normal_quantile(double p) {
+  if (!(p > 0 && p < 1)) throw std::invalid_argument("normal quantile outside (0, 1)");
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (normal_cdf(mid) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+double mann_whitney_p(std::span<const double> x, std::span<const double> y) {
+  const int n = static_cast<int>(x.size()), m = static_cast<int>(y.size());
+  if (n == 0 || m == 0) return 1.0;
+  std::vector<double> all(x.begin(), x.end());
+  all.insert(all.end(), y.begin(), y.end());
+  double tie_term = 0;
+  const auto ranks = mid_ranks(all, tie_term);
+  double rank_sum_x = 0;
+  for (int i = 0; i < n; ++i) rank_sum_x += ranks[i];
+  const double u = rank_sum_x - n * (n + 1) / 2.0;  // #(y < x) pairs, ties counted half
+  if (tie_term == 0 && n <= kExactLimit && m <= kExactLimit) {
+    const auto dist = mann_whitney_distribution(n, m);
+    const int k = static_cast<int>(std::lround(u));
+    double below = 0, above = 0;
+    for (int v = 0; v <= k; ++v) below += dist[v];
+    for (int v = k; v < static_cast<int>(dist.size()); ++v) above += dist[v];
+    return std::min(1.0, 2.0 * std::min(below, above));
+  }
+  const double nm = static_cast<double>(n) * m, N = n + m;
+  const double var = nm / 12.0 * ((N + 1) - tie_term / (N * (N - 1)));
+  if (var <= 0) return 1.0;
+  const double z = (std::fabs(u - nm / 2.0) - 0.5) / std::sqrt(var);
+  return std::min(1.0, 2.0 * normal_cdf(-std::max(0.0, z)));
+}
+
+double wilcoxon_signed_rank_p(std::span<const double> d) {
+  std::vector<double> nonzero;
+  for (double v : d)
+    if (v != 0) nonzero.push_back(v);
+  const int n = static_cast<int>(nonzero.size());
+  if (n == 0) return 1.0;
+  std::vector<double> magnitude(n);
+  for (int i = 0; i < n; ++i) magnitude[i] = std::fabs(nonzero[i]);
+  double tie_term = 0;
+  const auto ranks = mid_ranks(magnitude, tie_term);
+  double w_plus = 0;
+  for (int i = 0; i < n; ++i)
+    if (nonzero[i] > 0) w_plus += ranks[i];
+  const double total = n * (n + 1) / 2.0;
+  if (tie_term == 0 && n <= kExactLimit) {
+    // Distribution of the sum of a random subset of {1..n}.
+    std::vector<double> count(static_cast<std::size_t>(total) + 1, 0.0);
+    count[0] = 1;
+    for (int r = 1; r <= n; ++r)
+      for (int s = static_cast<int>(total); s >= r; --s) count[s] += count[s - r];
+    const double all = std::ldexp(1.0, n);
+    const int k = static_cast<int>(std::lround(w_plus));
+    double below = 0, above = 0;
+    for (int s = 0; s <= k; ++s) below += count[s];
+    for (int s = k; s <= static_cast<int>(total); ++s) above += count[s];
+    return std::min(1.0, 2.0 * std::min(below, above) / all);
+  }
+  const double var = n * (n + 1.0) * (2.0 * n + 1.0) / 24.0 - tie_term / 48.0;
+  const double z = (std::fabs(w_plus - total / 2.0) - 0.5) / std::sqrt(var);
+  return std::min(1.0, 2.0 * normal_cdf(-std::max(0.0, z)));
+}
+
+double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y) {
+  std::vector<double> diffs;
+  diffs.reserve(x.size() * y.size());
+  for (double yj : y)
+    for (double xi : x) diffs.push_back(yj - xi);
+  return median(diffs);
+}
+
+Interval bootstrap_shift_ci(std::span<const double> x, std::span<const double> y, double level, int resamples,
+                            std::uint64_t seed) {
+  std::vector<double> shifts(resamples), bx(x.size()), by(y.size());
+  std::uint64_t state = seed;
+  auto pick = [&](std::size_t size) { return static_cast<std::size_t>(splitmix64(state++) % size); };
+  for (int r = 0; r < resamples; ++r) {
+    for (auto& v : bx) v = x[pick(x.size())];
+    for (auto& v : by) v = y[pick(y.size())];
+    shifts[r] = hodges_lehmann_shift(bx, by);
+  }
+  const double tail = (1.0 - level) / 2.0;
+  return {quantile(shifts, tail), quantile(shifts, 1.0 - tail)};
+}
+
+std::vector<double> holm_adjust(std::span<const double> p) {
+  const std::size_t k = p.size();
+  std::vector<std::size_t> order(k);
+  for (std::size_t i = 0; i < k; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return p[a] < p[b]; });
+  std::vector<double> adjusted(k);
+  double running = 0;
+  for (std::size_t rank = 0; rank < k; ++rank) {
+    running = std::max(running, std::min(1.0, static_cast<double>(k - rank) * p[order[rank]]));
+    adjusted[order[rank]] = running;
+  }
+  return adjusted;
+}
+
+double smallest_mann_whitney_p(int n, int m) {
+  // 2 / C(n + m, n), through lgamma to stay finite.
+  return std::min(1.0, 2.0 * std::exp(std::lgamma(n + 1.0) + std::lgamma(m + 1.0) - std::lgamma(n + m + 1.0)));
+}
+
+double minimum_detectable_log_shift(double log_sd, int n, int m, double alpha, double power) {
+  if (n < 1 || m < 1) return std::numeric_limits<double>::infinity();
+  // Normal-theory shift for a two-sample test, widened by the rank test's asymptotic
+  // relative efficiency on normal data (3 / pi).
+  const double z = normal_quantile(1.0 - alpha / 2.0) + normal_quantile(power);
+  return z * log_sd * std::sqrt(1.0 / n + 1.0 / m) * std::sqrt(std::numbers::pi / 3.0);
+}
+
+}  // namespace rooftop

@@ -1,0 +1,45 @@
+#pragma once
+// Statistics of the performance gate: rank tests that assume nothing about the shape of
+// timing noise, an effect size with its confidence interval, and multiple-test correction.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace rooftop {
+
+// Two-sided Mann-Whitney U test of x against y. Exact (by counting arrangements) when
+// there are no ties and both sides have at most 50 values; otherwise the normal
+// approximation with tie and continuity corrections.
+double mann_whitney_p(std::span<const double> x, std::span<const double> y);
+
+// Two-sided Wilcoxon signed-rank test that the paired differences d are centred on zero.
+// Zeros are dropped. Exact up to 50 non-zero differences without ties in |d|; otherwise
+// the normal approximation with tie and continuity corrections.
+double wilcoxon_signed_rank_p(std::span<const double> d);
+
+// Hodges-Lehmann estimate of the shift of y against x: the median of all y_j - x_i.
+double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y);
+
+struct Interval {
+  double low = 0, high = 0;
+};
+// Percentile bootstrap CI of the Hodges-Lehmann shift: both sides resampled with
+// replacement `resamples` times from a fixed seed, so the same data give the same interval.
+Interval bootstrap_shift_ci(std::span<const double> x, std::span<const double> y, double level, int resamples,
+                            std::uint64_t seed);
+
+// Holm's step-down adjustment: adjusted p-values in the input order (family-wise error).
+std::vector<double> holm_adjust(std::span<const double> p);
+
+// Standard normal quantile.
+double normal_quantile(double p);
+
+// The smallest two-sided p the exact Mann-Whitney test can give with n and m values
+// (complete separation): 2 / C(n + m, n).
+double smallest_mann_whitney_p(int n, int m);
+
+// The smallest shift of log-times a two-sided rank test at level `alpha` detects with
+// power `power`, from the pooled standard deviation of the log-times.
+double minimum_detectable_log_shift(double log_sd, int n, int m, double alpha, double power = 0.8);
+
+}  // namespace rooftop

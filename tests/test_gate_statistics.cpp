@@ -1,0 +1,79 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <vector>
+
+#include "harness/gate_statistics.hpp"
+
+using namespace rooftop;
+
+// Reference values: the examples of R's ?wilcox.test (data and p-values printed there),
+// R's p.adjust, and exact counts worked by hand.
+TEST_CASE("Mann-Whitney p-values match R", "[gate][statistics]") {
+  // ?wilcox.test: wilcox.test(x, y, alternative = "g") gives W = 35, p = 0.1272 (exact).
+  const std::vector<double> x = {0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46};
+  const std::vector<double> y = {1.15, 0.88, 0.90, 0.74, 1.21};
+  CHECK(mann_whitney_p(x, y) == Approx(2 * 0.1272).margin(2e-4));
+  CHECK(mann_whitney_p(y, x) == Approx(2 * 0.1272).margin(2e-4));  // symmetric
+  // Complete separation of 3 vs 3: one arrangement in C(6,3) = 20 per side.
+  CHECK(mann_whitney_p(std::vector<double>{1, 2, 3}, std::vector<double>{4, 5, 6}) == Approx(0.1));
+  CHECK(mann_whitney_p(std::vector<double>{1, 2, 3}, std::vector<double>{1, 2, 3}) == Approx(1.0));
+  // 10 vs 10 separated: 2 / C(20, 10).
+  std::vector<double> a, b;
+  for (int i = 0; i < 10; ++i) {
+    a.push_back(i);
+    b.push_back(100 + i);
+  }
+  CHECK(mann_whitney_p(a, b) == Approx(2.0 / 184756));
+  CHECK(smallest_mann_whitney_p(10, 10) == Approx(2.0 / 184756));
+  // Ties go to the normal approximation, worked by hand as R's wilcox.test(correct = TRUE)
+  // does: mid-ranks give U = 0.5; var = 25/12 * (11 - 30/90) = 22.22; z = (12 - 0.5) / 4.714
+  // = 2.4395; p = 2 * Phi(-2.4395) = 0.01471.
+  CHECK(mann_whitney_p(std::vector<double>{1, 1, 2, 2, 3}, std::vector<double>{3, 4, 4, 5, 5}) ==
+        Approx(0.01471).margin(1e-5));
+}
+
+TEST_CASE("Wilcoxon signed-rank p-values match R", "[gate][statistics]") {
+  // ?wilcox.test depression data: paired, "greater" gives V = 40, p = 0.01953; two-sided 0.03906.
+  const std::vector<double> x = {1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30};
+  const std::vector<double> y = {0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29};
+  std::vector<double> d;
+  for (std::size_t i = 0; i < x.size(); ++i) d.push_back(x[i] - y[i]);
+  CHECK(wilcoxon_signed_rank_p(d) == Approx(0.03906).margin(1e-5));
+  CHECK(wilcoxon_signed_rank_p(std::vector<double>{1, 2, 3, 4, 5}) == Approx(2.0 / 32));
+  CHECK(wilcoxon_signed_rank_p(std::vector<double>{0, 0, 0}) == 1.0);
+}
+
+TEST_CASE("Hodges-Lehmann shift and its bootstrap interval", "[gate][statistics]") {
+  CHECK(hodges_lehmann_shift(std::vector<double>{1, 2}, std::vector<double>{3, 5}) == Approx(2.5));
+  std::vector<double> x, y;
+  for (int i = 0; i < 10; ++i) {
+    x.push_back(1.0 + 0.01 * i);
+    y.push_back(1.2 + 0.01 * i);
+  }
+  CHECK(hodges_lehmann_shift(x, y) == Approx(0.2));
+  const auto ci = bootstrap_shift_ci(x, y, 0.95, 2000, 7);
+  CHECK(ci.low <= 0.2);
+  CHECK(ci.high >= 0.2);
+  CHECK(ci.high - ci.low < 0.1);
+  const auto again = bootstrap_shift_ci(x, y, 0.95, 2000, 7);
+  CHECK(again.low == ci.low);  // same seed, same interval
+}
+
+TEST_CASE("Holm adjustment matches R's p.adjust", "[gate][statistics]") {
+  // p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm") = 0.03 0.06 0.06 0.02
+  const auto adj = holm_adjust(std::vector<double>{0.01, 0.04, 0.03, 0.005});
+  CHECK(adj[0] == Approx(0.03));
+  CHECK(adj[1] == Approx(0.06));
+  CHECK(adj[2] == Approx(0.06));
+  CHECK(adj[3] == Approx(0.02));
+  CHECK(holm_adjust(std::vector<double>{0.6, 0.9})[1] == Approx(1.0));
+}
+
+TEST_CASE("normal quantile and detectable effect", "[gate][statistics]") {
+  CHECK(normal_quantile(0.975) == Approx(1.959964).margin(1e-5));
+  CHECK(normal_quantile(0.5) == Approx(0).margin(1e-9));
+  // More noise or fewer samples: a larger detectable shift.
+  const double base = minimum_detectable_log_shift(0.01, 10, 10, 0.001);
+  CHECK(minimum_detectable_log_shift(0.02, 10, 10, 0.001) == Approx(2 * base));
+  CHECK(minimum_detectable_log_shift(0.01, 20, 20, 0.001) < base);
+}
