@@ -2,7 +2,8 @@
 // Exit codes of the rooftop CLI (documented in README.md and in --help).
 namespace rooftop {
 inline constexpr int kExitOk = 0;           // everything ran and every check passed
-inline constexpr int kExitFailure = 1;      // a point failed its correctness check or errored
+inline constexpr int kExitFailure = 1;      // run: a point failed or errored; gate: a regression (FAIL)
 inline constexpr int kExitUsage = 2;        // bad flags, shapes or input files
+inline constexpr int kExitNoBaseline = 3;   // gate: no baseline for this device (CTest maps it to SKIP)
 inline constexpr int kExitInterrupted = 130;  // Ctrl-C: the results of finished points were kept
 }  // namespace rooftop

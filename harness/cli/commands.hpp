@@ -9,6 +9,8 @@ namespace rooftop::cli {
 void add_list_command(CLI::App& app, int& exit_code);
 void add_info_command(CLI::App& app, int& exit_code);
 void add_characterize_command(CLI::App& app, int& exit_code);
+void add_baseline_command(CLI::App& app, int& exit_code);
+void add_gate_commands(CLI::App& app, int& exit_code);  // gate and compare
 // `benchmark_args` are the --benchmark_* flags taken out of argv for Google Benchmark.
 void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::string>& benchmark_args,
                      const std::string& command_line);

@@ -13,9 +13,11 @@
 namespace {
 constexpr const char* kExitCodesHelp =
     "Exit codes:\n"
-    "  0    every point ran and passed its correctness check\n"
-    "  1    a point failed its correctness check or could not run (its reason is in the results)\n"
-    "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file\n"
+    "  0    run: every point ran and passed its check; gate/compare/ab: no regression\n"
+    "  1    run: a point failed its correctness check or could not run; gate/compare/ab: a FAIL\n"
+    "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file,\n"
+    "       a baseline of another device, tier or schema\n"
+    "  3    gate: no baseline for this device (the message gives the command to make one)\n"
     "  130  interrupted (Ctrl-C); the results of the points that finished were kept\n"
     "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"
     "--benchmark_enable_random_interleaving=true).";
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
   rooftop::cli::add_info_command(app, exit_code);
   rooftop::cli::add_characterize_command(app, exit_code);
   rooftop::cli::add_run_command(app, exit_code, benchmark_args, command_line);
+  rooftop::cli::add_baseline_command(app, exit_code);
+  rooftop::cli::add_gate_commands(app, exit_code);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last-first

@@ -1,0 +1,67 @@
+#include "harness/baselines.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "harness/atomic_file.hpp"
+#include "harness/errors.hpp"
+
+namespace rooftop {
+
+std::filesystem::path baseline_file(const std::filesystem::path& store, const std::string& fingerprint,
+                                    const std::string& suite) {
+  return store / fingerprint / (suite + ".json");
+}
+
+std::filesystem::path default_baseline_store() {
+  if (const char* s = std::getenv("ROOFTOP_BASELINES"); s && *s) return s;
+  return "baselines";
+}
+
+std::vector<std::filesystem::path> promote_baselines(const RunResults& run, const std::string& origin,
+                                                     const std::filesystem::path& store) {
+  if (!run.meta.complete)
+    throw InputError(origin + ": the run was interrupted (\"complete\": false); a baseline needs a whole run");
+  std::map<std::string, RunResults> by_suite;
+  for (const auto& r : run.results) {
+    if (r.status == Status::failed || r.status == Status::error)
+      throw InputError(fmt::format("{}: {} {} ({}); a baseline must not hold a wrong or failed result", origin,
+                                   r.problem.name(), r.status == Status::failed ? "failed its correctness check" : "errored",
+                                   r.reason));
+    auto& suite = by_suite[r.problem.family];
+    suite.meta = run.meta;
+    suite.results.push_back(r);
+  }
+  if (by_suite.empty()) throw InputError(origin + ": holds no results to promote");
+  std::vector<std::filesystem::path> written;
+  for (const auto& [suite, results] : by_suite) {
+    auto j = results_to_json(results);
+    j["baseline"] = {{"promoted_from", origin}, {"promoted_at", utc_now_iso8601()}};
+    const auto path = baseline_file(store, run.meta.fingerprint, suite);
+    write_file_atomically(path, j.dump(2) + "\n");
+    written.push_back(path);
+  }
+  return written;
+}
+
+std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, const std::string& fingerprint) {
+  std::vector<StoredBaseline> found;
+  const auto dir = store / fingerprint;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    const auto run = load_results(entry.path());
+    std::ifstream in(entry.path());
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    found.push_back({entry.path(), entry.path().stem().string(), run.meta.created, run.meta.git_commit, run.meta.tier,
+                     j.is_object() && j.contains("baseline") ? j["baseline"].value("promoted_from", "") : "",
+                     run.results.size()});
+  }
+  std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.suite < b.suite; });
+  return found;
+}
+
+}  // namespace rooftop

@@ -1,0 +1,30 @@
+#pragma once
+// The baseline store: baselines/<device-fingerprint>/<suite>.json, each a results file of
+// one suite with a "baseline" provenance block (what it was promoted from, and when).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/results.hpp"
+
+namespace rooftop {
+
+std::filesystem::path baseline_file(const std::filesystem::path& store, const std::string& fingerprint,
+                                    const std::string& suite);
+// Writes one baseline per suite in `run`; refuses an incomplete run, or one with a failed
+// or errored point (InputError). Returns the files written.
+std::vector<std::filesystem::path> promote_baselines(const RunResults& run, const std::string& origin,
+                                                     const std::filesystem::path& store);
+
+struct StoredBaseline {
+  std::filesystem::path file;
+  std::string suite, created, commit, tier, promoted_from;
+  std::size_t points = 0;
+};
+std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, const std::string& fingerprint);
+
+// The default store: $ROOFTOP_BASELINES, else ./baselines.
+std::filesystem::path default_baseline_store();
+
+}  // namespace rooftop
