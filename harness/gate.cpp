@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <numbers>
 
 #include "harness/errors.hpp"
 #include "harness/gate_statistics.hpp"
@@ -53,7 +54,10 @@ std::string percent(double x) { return std::isfinite(x) ? fmt::format("{:+.1f}%"
 void measure_change(Comparison& c, const GateConfig& config) {
   const auto lx = logs(c.baseline_samples), ly = logs(c.current_samples);
   const double shift = hodges_lehmann_shift(lx, ly);
-  const auto ci = bootstrap_shift_ci(lx, ly, 0.95, config.bootstrap_resamples, derive_seed(0x9a7e, c.name));
+  // No resamples (calibration, which counts FAILs only): an unbounded interval, so never PASS.
+  const auto ci = config.bootstrap_resamples > 0
+                      ? bootstrap_shift_ci(lx, ly, 0.95, config.bootstrap_resamples, derive_seed(0x9a7e, c.name))
+                      : Interval{-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
   c.change = std::expm1(shift);
   c.change_low = std::expm1(ci.low);
   c.change_high = std::expm1(ci.high);
@@ -62,14 +66,29 @@ void measure_change(Comparison& c, const GateConfig& config) {
   c.cv_current = summarize(c.current_samples).cv;
 }
 
-void decide(Comparison& c, const GateConfig& config, int tests) {
+// What the test could detect: the smallest change it reaches significance for at this
+// noise, or why it cannot reach significance at all with these counts.
+struct Power {
+  double minimum_detectable = std::numeric_limits<double>::infinity();
+  bool can_reach = false;
+  std::string how_to_reach;  // e.g. "use --repetitions 12 or more"
+};
+
+Power two_sample_power(const Comparison& c, double strictest) {
+  Power p;
+  const double sd = pooled_sd(logs(c.baseline_samples), logs(c.current_samples));
+  p.can_reach = smallest_mann_whitney_p(c.baseline_count, c.current_count) < strictest;
+  p.minimum_detectable = p.can_reach ? std::expm1(minimum_detectable_log_shift(sd, c.baseline_count, c.current_count, strictest))
+                                     : std::numeric_limits<double>::infinity();
+  p.how_to_reach = fmt::format("{} vs {} repetitions cannot reach p < {:.2g}: use --repetitions {} or more", c.baseline_count,
+                               c.current_count, strictest, repetitions_needed(strictest));
+  return p;
+}
+
+void decide(Comparison& c, const GateConfig& config, int tests, const Power& power) {
   const double tau = std::log1p(c.tau);
   const double shift = std::log1p(c.change), high = std::log1p(c.change_high);
-  const double strictest = config.alpha / tests;  // Holm's first step
-  const double sd = pooled_sd(logs(c.baseline_samples), logs(c.current_samples));
-  c.minimum_detectable = std::expm1(minimum_detectable_log_shift(sd, c.baseline_count, c.current_count, strictest));
-  const bool can_reach = smallest_mann_whitney_p(c.baseline_count, c.current_count) < strictest;
-  if (!can_reach) c.minimum_detectable = std::numeric_limits<double>::infinity();
+  c.minimum_detectable = power.minimum_detectable;
   const std::string stats = fmt::format("change {} [{}, {}], p {:.2g} (Holm {:.2g})", percent(c.change),
                                         percent(c.change_low), percent(c.change_high), c.p, c.p_holm);
   if (c.clock_differs) {
@@ -87,13 +106,25 @@ void decide(Comparison& c, const GateConfig& config, int tests) {
     c.reason = fmt::format("slowdown below {:.0f}% with 95% confidence; {}", 100 * c.tau, stats);
   } else {
     c.verdict = Verdict::inconclusive;
-    c.reason = can_reach
+    c.reason = power.can_reach
                    ? fmt::format("cannot tell a {:.0f}% slowdown from noise: {}; CV {:.1f}% / {:.1f}%; "
                                  "detectable change at this noise: {}", 100 * c.tau, stats, 100 * c.cv_baseline,
                                  100 * c.cv_current, percent(c.minimum_detectable))
-                   : fmt::format("{} vs {} repetitions cannot reach p < {:.2g} ({} benchmarks, alpha {}): "
-                                 "use --repetitions {} or more; {}", c.baseline_count, c.current_count, strictest,
-                                 tests, config.alpha, repetitions_needed(strictest), stats);
+                   : fmt::format("{} ({} benchmarks, alpha {}); {}", power.how_to_reach, tests, config.alpha, stats);
+  }
+}
+
+// Holm across the comparisons that got a p-value, then a verdict for each.
+template <typename PowerOf>
+void adjust_and_decide(GateReport& report, const std::vector<std::size_t>& tested, PowerOf power_of) {
+  std::vector<double> p;
+  for (auto i : tested) p.push_back(report.comparisons[i].p);
+  const auto adjusted = holm_adjust(p);
+  const int tests = static_cast<int>(tested.size());
+  for (std::size_t k = 0; k < tested.size(); ++k) {
+    auto& c = report.comparisons[tested[k]];
+    c.p_holm = adjusted[k];
+    decide(c, report.config, tests, power_of(c, report.config.alpha / tests));
   }
 }
 }  // namespace
@@ -215,14 +246,77 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
     c.baseline_count = static_cast<int>(c.baseline_samples.size());
     report.comparisons.push_back(std::move(c));
   }
-  std::vector<double> p;
-  for (auto i : tested) p.push_back(report.comparisons[i].p);
-  const auto adjusted = holm_adjust(p);
-  for (std::size_t k = 0; k < tested.size(); ++k) {
-    auto& c = report.comparisons[tested[k]];
-    c.p_holm = adjusted[k];
-    decide(c, config, static_cast<int>(tested.size()));
+  adjust_and_decide(report, tested, two_sample_power);
+  return report;
+}
+
+GateReport gate_paired_blocks(const std::vector<AbBlock>& blocks, const GateConfig& config, const std::string& a_origin,
+                              const std::string& b_origin) {
+  GateReport report{a_origin, b_origin, config, {}};
+  // Per benchmark, per block: mean log-median of B minus that of A.
+  std::map<std::string, std::vector<double>> diffs;
+  std::map<std::string, Comparison> by_name;
+  auto log_median = [](const ResultRecord& r) { return std::log(median(seconds_of(r))); };
+  for (const auto& block : blocks) {
+    std::map<std::string, std::vector<double>> a, b;
+    for (const auto* side : {&block.a, &block.b})
+      for (const auto& run : *side)
+        for (const auto& r : run.results)
+          if (r.status == Status::ok && !r.samples.empty()) (side == &block.a ? a : b)[r.problem.name()].push_back(log_median(r));
+    for (const auto& [name, la] : a) {
+      const auto lb = b.find(name);
+      if (lb == b.end()) continue;
+      diffs[name].push_back(mean(lb->second) - mean(la));
+      auto& c = by_name[name];
+      c.name = name;
+      for (const auto& run : block.a)
+        for (const auto& r : run.results)
+          if (r.problem.name() == name) {
+            c.family = r.problem.family;
+            for (double s : seconds_of(r)) c.baseline_samples.push_back(s);
+          }
+      for (const auto& run : block.b)
+        for (const auto& r : run.results)
+          if (r.problem.name() == name)
+            for (double s : seconds_of(r)) c.current_samples.push_back(s);
+    }
   }
+  std::vector<std::size_t> tested;
+  for (auto& [name, c] : by_name) {
+    const auto& d = diffs[name];
+    c.tau = config.tau_for(name, c.family);
+    c.baseline_count = c.current_count = static_cast<int>(d.size());  // blocks, the paired unit
+    const double shift = median(d);
+    c.change = std::expm1(shift);
+    // Bootstrap over blocks of the median difference.
+    std::vector<double> medians;
+    std::uint64_t state = derive_seed(0xab, name);
+    std::vector<double> pick(d.size());
+    for (int r = 0; r < std::max(config.bootstrap_resamples, 1); ++r) {
+      for (auto& v : pick) v = d[splitmix64(state++) % d.size()];
+      medians.push_back(median(pick));
+    }
+    c.change_low = std::expm1(quantile(medians, 0.025));
+    c.change_high = std::expm1(quantile(medians, 0.975));
+    c.p = wilcoxon_signed_rank_p(d);
+    c.cv_baseline = summarize(c.baseline_samples).cv;
+    c.cv_current = summarize(c.current_samples).cv;
+    tested.push_back(report.comparisons.size());
+    report.comparisons.push_back(std::move(c));
+  }
+  adjust_and_decide(report, tested, [&](const Comparison& c, double strictest) {
+    Power p;
+    const int k = c.baseline_count;
+    p.can_reach = std::ldexp(2.0, -k) < strictest;  // all blocks one way: 2 / 2^k
+    const double sd = sample_stddev(diffs[c.name]);
+    p.minimum_detectable = p.can_reach ? std::expm1((normal_quantile(1 - strictest / 2) + normal_quantile(0.8)) * sd /
+                                                    std::sqrt(static_cast<double>(k)) * std::sqrt(std::numbers::pi / 3))
+                                       : std::numeric_limits<double>::infinity();
+    int needed = 1;
+    while (std::ldexp(2.0, -needed) >= strictest) ++needed;
+    p.how_to_reach = fmt::format("{} blocks cannot reach p < {:.2g}: use --blocks {} or more", k, strictest, needed);
+    return p;
+  });
   return report;
 }
 

@@ -61,6 +61,16 @@ struct GateReport {
   int count(Verdict v) const;
 };
 
+// One ABBA block of `rooftop ab`: the runs of build A and of build B in it.
+struct AbBlock {
+  std::vector<RunResults> a, b;
+};
+// Paired comparison of two builds over blocks: per benchmark and block, the difference of
+// mean log-median times (B - A); Wilcoxon signed-rank over the blocks, Holm across
+// benchmarks, the same verdicts as the gate (counts in the report are blocks).
+GateReport gate_paired_blocks(const std::vector<AbBlock>& blocks, const GateConfig& config, const std::string& a_origin,
+                              const std::string& b_origin);
+
 GateReport gate_results(const RunResults& baseline, const RunResults& current, const GateConfig& config,
                         const std::string& baseline_origin, const std::string& current_origin);
 

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <csignal>
 #include <fstream>
 #include <map>
@@ -56,6 +58,7 @@ struct RunContext {
   std::map<std::string, std::size_t> index_by_name;
   RunResults results;
   std::unique_ptr<Progress> progress;
+  double inject_slowdown = 0;  // ROOFTOP_INJECT_SLOWDOWN: gate calibration only
 };
 
 void save_progress(RunContext& ctx) {
@@ -112,7 +115,19 @@ void measure(RunContext& ctx, std::size_t i, benchmark::State& state) {
     state.SkipWithError(pt.record.reason.c_str());
     return;
   }
-  for (auto _ : state) pt.instance->run();
+  if (ctx.inject_slowdown > 0) {
+    // Calibration of the gate: a busy-wait inside the timed region, a fixed fraction of
+    // each iteration's own time, so the slowdown is exact whatever the noise.
+    for (auto _ : state) {
+      const auto t0 = std::chrono::steady_clock::now();
+      pt.instance->run();
+      const auto until = t0 + (std::chrono::steady_clock::now() - t0) * (1.0 + ctx.inject_slowdown);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
+  } else {
+    for (auto _ : state) pt.instance->run();
+  }
   state.counters["clock_mhz"] = ctx.backend->clock_mhz();
   state.counters["FLOP/s"] = benchmark::Counter(pt.problem.work.flops, benchmark::Counter::kIsIterationInvariantRate);
   state.SetBytesProcessed(static_cast<std::int64_t>(pt.problem.work.bytes * static_cast<double>(state.iterations())));
@@ -270,6 +285,13 @@ RunResults run_points(const RunOptions& o, const Backend& backend, RunMetadata m
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
 
+  if (const char* inject = std::getenv("ROOFTOP_INJECT_SLOWDOWN"); inject && *inject) {
+    ctx.inject_slowdown = std::atof(inject);
+    if (!(ctx.inject_slowdown > 0 && ctx.inject_slowdown < 10))
+      throw InputError(fmt::format("ROOFTOP_INJECT_SLOWDOWN={}: give a fraction such as 0.05", inject));
+    fmt::print(stderr, "rooftop: note: injecting a {:.1f}% slowdown into every timed iteration (gate calibration)\n",
+               100 * ctx.inject_slowdown);
+  }
   ctx.progress = std::make_unique<Progress>(static_cast<int>(ctx.points.size()));
   g_interrupted.store(false);
   const auto previous = std::signal(SIGINT, on_sigint);

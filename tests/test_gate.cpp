@@ -1,1 +1,107 @@
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/errors.hpp"
+#include "harness/gate.hpp"
+
+using namespace rooftop;
+
+namespace {
+// Ten samples around `centre`, spread by +-spread in a fixed zig-zag (no ties).
+std::vector<Sample> samples(double centre, double spread, int n = 10, double clock = 2500) {
+  std::vector<Sample> s;
+  for (int i = 0; i < n; ++i) s.push_back({centre * (1 + spread * ((i % 2 ? 1 : -1) * (i + 1) / double(n))), 100, clock});
+  return s;
+}
+
+RunResults run_of(const std::vector<std::pair<std::string, std::vector<Sample>>>& points) {
+  RunResults run;
+  run.meta.fingerprint = "cpu-test";
+  run.meta.tier = "quick";
+  for (const auto& [shape, s] : points) {
+    ResultRecord r;
+    r.problem.family = "gemm";
+    r.problem.backend = "cpu";
+    r.problem.dtype = "fp32";
+    r.problem.shape = shape;
+    r.samples = s;
+    run.results.push_back(r);
+  }
+  return run;
+}
+
+Comparison only(const GateReport& r, const std::string& shape) {
+  for (const auto& c : r.comparisons)
+    if (c.name == "gemm/cpu/fp32/" + shape) return c;
+  FAIL("no comparison for " << shape);
+  return {};
+}
+}  // namespace
+
+TEST_CASE("verdicts at their boundaries", "[gate]") {
+  const GateConfig config;
+  const auto base = run_of({{"same", samples(1.0, 0.01)}, {"slow20", samples(1.0, 0.01)}, {"fast20", samples(1.0, 0.01)},
+                            {"slow1", samples(1.0, 0.002)}, {"noisy", samples(1.0, 0.3)}, {"few", samples(1.0, 0.01, 6)},
+                            {"gone", samples(1.0, 0.01)}});
+  const auto cur = run_of({{"same", samples(1.0, 0.01)}, {"slow20", samples(1.2, 0.01)}, {"fast20", samples(0.8, 0.01)},
+                           {"slow1", samples(1.01, 0.002)}, {"noisy", samples(1.05, 0.3)}, {"few", samples(1.5, 0.01, 6)},
+                           {"added", samples(1.0, 0.01)}});
+  const auto r = gate_results(base, cur, config, "b", "c");
+  CHECK(only(r, "same").verdict == Verdict::pass);
+  CHECK(only(r, "slow20").verdict == Verdict::fail);
+  CHECK(only(r, "slow20").change == Approx(0.2).margin(0.01));
+  CHECK(only(r, "fast20").verdict == Verdict::improved);
+  // Significant but smaller than tau, and its CI stays under tau: not a regression.
+  CHECK(only(r, "slow1").verdict == Verdict::pass);
+  CHECK(only(r, "slow1").p < 0.001);
+  const auto noisy = only(r, "noisy");
+  CHECK(noisy.verdict == Verdict::inconclusive);
+  CHECK(noisy.minimum_detectable > 0.03);
+  CHECK_THAT(noisy.reason, Catch::Contains("detectable change"));
+  CHECK(only(r, "few").verdict == Verdict::inconclusive);
+  CHECK_THAT(only(r, "few").reason, Catch::Contains("at least 7"));
+  CHECK(only(r, "added").verdict == Verdict::added);
+  CHECK(only(r, "gone").verdict == Verdict::missing);
+  CHECK(r.count(Verdict::fail) == 1);
+}
+
+TEST_CASE("Holm across the suite: too few repetitions for many benchmarks is said, not passed", "[gate]") {
+  std::vector<std::pair<std::string, std::vector<Sample>>> b, c;
+  for (int i = 0; i < 200; ++i) {  // 200 tests: complete separation of 10 vs 10 (p 1.1e-5) > 0.001 / 200
+    b.push_back({"p" + std::to_string(i), samples(1.0, 0.01)});
+    c.push_back({"p" + std::to_string(i), samples(i == 0 ? 1.5 : 1.0, 0.01)});
+  }
+  const auto r = gate_results(run_of(b), run_of(c), GateConfig{}, "b", "c");
+  const auto first = only(r, "p0");
+  CHECK(first.verdict == Verdict::inconclusive);
+  CHECK_THAT(first.reason, Catch::Contains("cannot reach p <") && Catch::Contains("--repetitions"));
+}
+
+TEST_CASE("a wrong result fails; a clock change makes samples not comparable", "[gate]") {
+  auto base = run_of({{"wrong", samples(1.0, 0.01)}, {"clock", samples(1.0, 0.01, 10, 2500)}});
+  auto cur = run_of({{"wrong", samples(1.0, 0.01)}, {"clock", samples(1.3, 0.01, 10, 1800)}});
+  cur.results[0].status = Status::failed;
+  cur.results[0].reason = "wrong results";
+  const auto r = gate_results(base, cur, GateConfig{}, "b", "c");
+  CHECK(only(r, "wrong").verdict == Verdict::fail);
+  CHECK(only(r, "clock").verdict == Verdict::inconclusive);
+  CHECK(only(r, "clock").clock_differs);
+  CHECK_THAT(only(r, "clock").reason, Catch::Contains("1800 MHz"));
+}
+
+TEST_CASE("gate config: defaults, overrides per benchmark, bad files", "[gate]") {
+  const auto dir = std::filesystem::temp_directory_path() / "rooftop_test_gate";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "g.json") << R"({"alpha": 0.01, "overrides": [{"match": "m16_", "tau": 0.25}]})";
+  const auto c = load_gate_config(dir / "g.json");
+  CHECK(c.alpha == 0.01);
+  CHECK(c.tau_for("gemm/cpu/fp32/m16_n4096_k4096", "gemm") == 0.25);
+  CHECK(c.tau_for("gemm/cpu/fp32/m256_n256_k256", "gemm") == 0.03);
+  CHECK(c.tau_for("collectives/nccl/bf16/x", "collectives") == 0.05);
+  std::ofstream(dir / "bad.json") << R"({"alpha": 2})";
+  CHECK_THROWS_WITH(load_gate_config(dir / "bad.json"), Catch::Contains("bad.json") && Catch::Contains("alpha"));
+  std::ofstream(dir / "bad2.json") << R"({"overrides": [{"match": "(", "tau": 1}]})";
+  CHECK_THROWS_WITH(load_gate_config(dir / "bad2.json"), Catch::Contains("overrides[0].match"));
+}

@@ -59,10 +59,11 @@ std::string make_baseline_hint(const RunResults& run, const fs::path& store) {
                      list, run.meta.backend, run.meta.tier, store.string());
 }
 
-// The baseline for `run` from a file or a store directory; nullopt when the store has none.
+// The baseline for `run` from a file (*.json) or a store directory; nullopt when the store
+// has none for this device.
 std::optional<RunResults> find_baseline(const fs::path& where, const RunResults& run, std::string& origin) {
   std::vector<fs::path> files;
-  if (fs::is_directory(where)) {
+  if (where.extension() != ".json") {  // a store directory, perhaps not made yet
     std::set<std::string> suites;
     for (const auto& r : run.results) suites.insert(r.problem.family);
     for (const auto& s : suites)

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The nightly performance gate, and the pull-request A/B. Called by ci/github/rooftop-nightly.yml;
+# runs the same on a developer's machine.
+#
+#   ci/nightly.sh nightly [OUT_DIR]      build, characterize, run the full tier, gate against
+#                                        baselines/<this device>, write results, Markdown, JUnit
+#   ci/nightly.sh pr BASE_REF [OUT_DIR]  build BASE_REF and HEAD, run `rooftop ab` between them
+#
+# Exit: 0 no regression, 1 a regression, 2 usage, 3 no baseline for this machine (nightly).
+set -euo pipefail
+mode=${1:-}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build() {  # build SOURCE_DIR BUILD_DIR
+  cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "$2" --target rooftop
+}
+case "$mode" in
+  nightly)
+    out=${2:-rooftop-nightly}
+    mkdir -p "$out"
+    build "$root" "$root/build-nightly"
+    rooftop="$root/build-nightly/harness/rooftop"
+    export ROOFTOP_HOME=${ROOFTOP_HOME:-$out/home}
+    "$rooftop" characterize --backend cpu
+    status=0
+    "$rooftop" run --backend cpu --tier full --benchmark_enable_random_interleaving=true \
+      --out "$out/results.json" --format md > "$out/results.md" || status=$?
+    gate=0
+    "$rooftop" gate --baseline "$root/baselines" "$out/results.json" \
+      --markdown "$out/gate.md" --junit "$out/gate-junit.xml" --json "$out/gate.json" || gate=$?
+    [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/gate.md" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"
+    if [ "$gate" -ne 0 ]; then exit "$gate"; fi
+    exit "$status"
+    ;;
+  pr)
+    base=${2:?usage: ci/nightly.sh pr BASE_REF [OUT_DIR]}
+    out=${3:-rooftop-ab}
+    mkdir -p "$out"
+    merge_base=$(git -C "$root" merge-base "$base" HEAD)
+    rm -rf "$out/base-src"
+    git -C "$root" worktree add --detach "$out/base-src" "$merge_base" >/dev/null
+    trap 'git -C "$root" worktree remove --force "$out/base-src"' EXIT
+    build "$out/base-src" "$out/build-base"
+    build "$root" "$root/build-head"
+    export ROOFTOP_HOME=${ROOFTOP_HOME:-$out/home}
+    "$root/build-head/harness/rooftop" ab --a "$out/build-base/harness/rooftop" --b "$root/build-head/harness/rooftop" \
+      --blocks "${ROOFTOP_AB_BLOCKS:-14}" --dir "$out/runs" --markdown "$out/ab.md" --junit "$out/ab-junit.xml" \
+      -- --backend cpu --tier smoke --repetitions 5
+    ;;
+  *)
+    echo "usage: ci/nightly.sh nightly [OUT_DIR] | ci/nightly.sh pr BASE_REF [OUT_DIR]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,116 @@
+#include "harness/gate_calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <stdexcept>
+
+#include "harness/random_fill.hpp"
+#include "harness/statistics.hpp"
+
+namespace rooftop {
+namespace {
+
+RunResults resampled(const RunResults& run, std::uint64_t& state, double scale) {
+  RunResults out;
+  out.meta = run.meta;
+  for (const auto& r : run.results) {
+    ResultRecord copy = r;
+    for (auto& s : copy.samples) {
+      s = r.samples[splitmix64(state++) % r.samples.size()];
+      s.seconds_per_iteration *= scale;
+    }
+    out.results.push_back(std::move(copy));
+  }
+  return out;
+}
+
+void tally(CalibrationRow& row, const GateReport& g, const std::map<std::string, bool>& quiet) {
+  ++row.suite_comparisons;
+  bool any = false;
+  for (const auto& c : g.comparisons) {
+    if (!c.compared()) continue;
+    const bool fail = c.verdict == Verdict::fail;
+    ++row.benchmark_comparisons;
+    row.benchmark_fails += fail;
+    any = any || fail;
+    const auto q = quiet.find(c.name);
+    if (q != quiet.end() && q->second) {
+      ++row.quiet_comparisons;
+      row.quiet_fails += fail;
+    }
+  }
+  row.suites_with_fail += any;
+}
+
+std::string rate(int k, int n) { return n ? fmt::format("{:.2f}% ({}/{})", 100.0 * k / n, k, n) : "-"; }
+}  // namespace
+
+CalibrationReport calibrate_gate(const std::vector<RunResults>& aa, const std::vector<std::pair<double, RunResults>>& injected,
+                                 int comparisons, const std::vector<double>& slowdowns, const GateConfig& config,
+                                 std::uint64_t seed) {
+  if (aa.size() < 2) throw std::invalid_argument("calibration needs at least two A/A runs");
+  CalibrationReport report;
+  report.runs = static_cast<int>(aa.size());
+  // A benchmark's A/A noise: the median over runs of its CV within a run.
+  std::map<std::string, std::vector<double>> cvs;
+  for (const auto& run : aa)
+    for (const auto& r : run.results) {
+      std::vector<double> s;
+      for (const auto& x : r.samples) s.push_back(x.seconds_per_iteration);
+      if (s.size() >= 2) cvs[r.problem.name()].push_back(summarize(s).cv);
+    }
+  std::map<std::string, bool> quiet;
+  std::vector<double> all_cv;
+  for (const auto& [name, v] : cvs) {
+    const double cv = median(v);
+    quiet[name] = cv <= kQuietCv;
+    all_cv.push_back(cv);
+  }
+  report.benchmarks = static_cast<int>(quiet.size());
+  for (const auto& [name, q] : quiet) report.quiet_benchmarks += q;
+  report.median_cv = all_cv.empty() ? 0 : median(all_cv);
+
+  GateConfig fast = config;
+  fast.bootstrap_resamples = 0;  // FAIL needs only p and the shift
+  std::uint64_t state = seed;
+  std::vector<double> offline = {0.0};
+  offline.insert(offline.end(), slowdowns.begin(), slowdowns.end());
+  for (double slowdown : offline) {
+    CalibrationRow row{slowdown == 0 ? "offline A/A (resampled)" : fmt::format("offline +{:.0f}% (scaled)", 100 * slowdown),
+                       slowdown};
+    for (int k = 0; k < comparisons; ++k) {
+      const auto i = splitmix64(state++) % aa.size();
+      auto j = splitmix64(state++) % (aa.size() - 1);
+      if (j >= i) ++j;
+      tally(row, gate_results(resampled(aa[i], state, 1.0), resampled(aa[j], state, 1.0 + slowdown), fast, "", ""), quiet);
+    }
+    report.rows.push_back(row);
+  }
+  CalibrationRow online{"online A/A (separate runs)", 0};
+  for (std::size_t i = 0; i < aa.size(); ++i)
+    for (std::size_t j = 0; j < aa.size(); ++j)
+      if (i != j) tally(online, gate_results(aa[i], aa[j], config, "", ""), quiet);
+  report.rows.push_back(online);
+  for (const auto& [slowdown, run] : injected) {
+    CalibrationRow row{fmt::format("online +{:.0f}% (injected spin)", 100 * slowdown), slowdown};
+    for (const auto& base : aa) tally(row, gate_results(base, run, config, "", ""), quiet);
+    report.rows.push_back(row);
+  }
+  return report;
+}
+
+std::string calibration_markdown(const CalibrationReport& r, const GateConfig& config) {
+  std::string md = fmt::format(
+      "Gate calibration: {} A/A runs, {} benchmarks (median A/A CV {:.1f}%; {} with CV <= 1%); alpha {} with Holm, "
+      "tau {:.0f}%.\n\n",
+      r.runs, r.benchmarks, 100 * r.median_cv, r.quiet_benchmarks, config.alpha, 100 * config.tau_kernel);
+  md += "| comparison | suite gates with a FAIL | benchmark FAILs | FAILs where A/A CV <= 1% |\n| --- | --- | --- | --- |\n";
+  for (const auto& row : r.rows)
+    md += fmt::format("| {} | {} | {} | {} |\n", row.mode, rate(row.suites_with_fail, row.suite_comparisons),
+                      rate(row.benchmark_fails, row.benchmark_comparisons), rate(row.quiet_fails, row.quiet_comparisons));
+  md += "\nA/A rows are false alarms; the others are detection.\n";
+  return md;
+}
+
+}  // namespace rooftop
