@@ -44,7 +44,7 @@ case "$mode" in
     build "$root" "$root/build-head"
     export ROOFTOP_HOME=${ROOFTOP_HOME:-$out/home}
     "$root/build-head/harness/rooftop" ab --a "$out/build-base/harness/rooftop" --b "$root/build-head/harness/rooftop" \
-      --blocks "${ROOFTOP_AB_BLOCKS:-14}" --dir "$out/runs" --markdown "$out/ab.md" --junit "$out/ab-junit.xml" \
+      --blocks "${ROOFTOP_AB_BLOCKS:-16}" --dir "$out/runs" --markdown "$out/ab.md" --junit "$out/ab-junit.xml" \
       -- --backend cpu --tier smoke --repetitions 5
     ;;
   *)

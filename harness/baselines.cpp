@@ -22,7 +22,7 @@ std::filesystem::path default_baseline_store() {
 }
 
 std::vector<std::filesystem::path> promote_baselines(const RunResults& run, const std::string& origin,
-                                                     const std::filesystem::path& store) {
+                                                     const std::filesystem::path& store, bool append) {
   if (!run.meta.complete)
     throw InputError(origin + ": the run was interrupted (\"complete\": false); a baseline needs a whole run");
   std::map<std::string, RunResults> by_suite;
@@ -37,10 +37,27 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
   }
   if (by_suite.empty()) throw InputError(origin + ": holds no results to promote");
   std::vector<std::filesystem::path> written;
-  for (const auto& [suite, results] : by_suite) {
-    auto j = results_to_json(results);
-    j["baseline"] = {{"promoted_from", origin}, {"promoted_at", utc_now_iso8601()}};
+  for (auto& [suite, results] : by_suite) {
     const auto path = baseline_file(store, run.meta.fingerprint, suite);
+    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    if (append && std::filesystem::exists(path)) {
+      const auto old = load_results(path);
+      if (old.meta.tier != run.meta.tier)
+        throw InputError(fmt::format("{}: field 'tier' is {}, the run is tier {}: cannot pool them", path.string(),
+                                     old.meta.tier, run.meta.tier));
+      std::ifstream in(path);
+      const auto old_json = nlohmann::ordered_json::parse(in, nullptr, false);
+      if (old_json.is_object() && old_json.contains("baseline") && old_json["baseline"].contains("runs"))
+        runs = old_json["baseline"]["runs"];
+      std::map<std::string, const ResultRecord*> old_by_name;
+      for (const auto& r : old.results) old_by_name[r.problem.name()] = &r;
+      for (auto& r : results.results)
+        if (auto it = old_by_name.find(r.problem.name()); it != old_by_name.end() && it->second->status == Status::ok)
+          r.samples.insert(r.samples.begin(), it->second->samples.begin(), it->second->samples.end());
+    }
+    runs.push_back({{"from", origin}, {"created", run.meta.created}, {"git_commit", run.meta.git_commit}});
+    auto j = results_to_json(results);
+    j["baseline"] = {{"promoted_from", origin}, {"promoted_at", utc_now_iso8601()}, {"runs", runs}};
     write_file_atomically(path, j.dump(2) + "\n");
     written.push_back(path);
   }
@@ -52,7 +69,7 @@ std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, c
   const auto dir = store / fingerprint;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() != ".json") continue;
+    if (entry.path().extension() != ".json" || entry.path().filename() == "gate.json") continue;
     const auto run = load_results(entry.path());
     std::ifstream in(entry.path());
     const auto j = nlohmann::json::parse(in, nullptr, false);

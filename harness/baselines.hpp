@@ -14,8 +14,11 @@ std::filesystem::path baseline_file(const std::filesystem::path& store, const st
                                     const std::string& suite);
 // Writes one baseline per suite in `run`; refuses an incomplete run, or one with a failed
 // or errored point (InputError). Returns the files written.
+// With `append`, a suite that already has a baseline keeps it and gains this run's samples
+// (same device and tier only): a baseline pooled over several runs spans the machine's
+// drift between runs, which one run's repetitions do not.
 std::vector<std::filesystem::path> promote_baselines(const RunResults& run, const std::string& origin,
-                                                     const std::filesystem::path& store);
+                                                     const std::filesystem::path& store, bool append = false);
 
 struct StoredBaseline {
   std::filesystem::path file;

@@ -72,6 +72,7 @@ struct Power {
   double minimum_detectable = std::numeric_limits<double>::infinity();
   bool can_reach = false;
   std::string how_to_reach;  // e.g. "use --repetitions 12 or more"
+  int repetitions_for_tau = 0;  // per side, to detect tau at this noise (0: not computed)
 };
 
 Power two_sample_power(const Comparison& c, double strictest) {
@@ -80,6 +81,11 @@ Power two_sample_power(const Comparison& c, double strictest) {
   p.can_reach = smallest_mann_whitney_p(c.baseline_count, c.current_count) < strictest;
   p.minimum_detectable = p.can_reach ? std::expm1(minimum_detectable_log_shift(sd, c.baseline_count, c.current_count, strictest))
                                      : std::numeric_limits<double>::infinity();
+  // Repetitions per side at which this noise would resolve tau (the detectable shift
+  // shrinks as sqrt(2 / n)).
+  const double at_two = minimum_detectable_log_shift(sd, 2, 2, strictest);
+  p.repetitions_for_tau = std::max(repetitions_needed(strictest),
+                                   static_cast<int>(std::ceil(2.0 * std::pow(at_two / std::log1p(c.tau), 2))));
   p.how_to_reach = fmt::format("{} vs {} repetitions cannot reach p < {:.2g}: use --repetitions {} or more", c.baseline_count,
                                c.current_count, strictest, repetitions_needed(strictest));
   return p;
@@ -108,8 +114,12 @@ void decide(Comparison& c, const GateConfig& config, int tests, const Power& pow
     c.verdict = Verdict::inconclusive;
     c.reason = power.can_reach
                    ? fmt::format("cannot tell a {:.0f}% slowdown from noise: {}; CV {:.1f}% / {:.1f}%; "
-                                 "detectable change at this noise: {}", 100 * c.tau, stats, 100 * c.cv_baseline,
-                                 100 * c.cv_current, percent(c.minimum_detectable))
+                                 "detectable change at this noise: {}{}", 100 * c.tau, stats, 100 * c.cv_baseline,
+                                 100 * c.cv_current, percent(c.minimum_detectable),
+                                 power.repetitions_for_tau > 0
+                                     ? fmt::format(" (about {} repetitions per side would resolve {:.0f}%)",
+                                                   power.repetitions_for_tau, 100 * c.tau)
+                                     : "")
                    : fmt::format("{} ({} benchmarks, alpha {}); {}", power.how_to_reach, tests, config.alpha, stats);
   }
 }

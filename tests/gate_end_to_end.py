@@ -85,6 +85,11 @@ tier["tier"] = "full"
 out = run("gate", "--baseline", save(tier, "other-tier.json"), path("r.json"), expect=2)
 if "tier" not in out:
     problems.append("other-tier message: " + out)
+schema = copy.deepcopy(results)
+schema["schema"] = 99
+out = run("gate", "--baseline", save(schema, "schema99.json"), path("r.json"), expect=2)
+if "schema 99 is not supported" not in out:
+    problems.append("other-schema message: " + out)
 failed = copy.deepcopy(results)
 failed["results"][0]["status"] = "failed"
 failed["results"][0]["reason"] = "wrong results"
@@ -104,9 +109,16 @@ if "seconds_per_iteration" not in out:
 
 run("run", "--suite", "gemm", "--tier", "smoke", "--dtype", "fp32,int8", "--repetitions", "15",
     "--benchmark_enable_random_interleaving=true", "--out", path("r2.json"), expect=0)
+run("baseline", "update", path("r2.json"), "--baselines", store, "--append", expect=0)
+with open(os.path.join(store, results["device"]["fingerprint"], "gemm.json")) as f:
+    pooled = json.load(f)
+counts = {len(r["samples"]["seconds_per_iteration"]) for r in pooled["results"]}
+if counts != {30} or len(pooled["baseline"]["runs"]) != 2:
+    problems.append(f"--append pooled {counts} samples per point over {len(pooled['baseline']['runs'])} runs, expected 30 over 2")
+
 out = run("gate-calibrate", "--aa", path("r.json"), path("r2.json"), "--comparisons", "40",
           "--injected", "0.2=" + path("slow.json"), "--markdown", path("calibration.md"), expect=0)
-for row in ("offline A/A (resampled)", "offline +10% (scaled)", "online A/A (separate runs)", "online +20% (injected spin)"):
+for row in ("offline A/A (smoothed bootstrap)", "offline +10% (scaled)", "online A/A (separate runs)", "online +20% (injected spin)"):
     if row not in out:
         problems.append(f"calibration table lacks the row '{row}':\n{out}")
 

@@ -1,5 +1,4 @@
-// `rooftop ab`: two builds on one machine in interleaved ABBA blocks, paired per block;
-// and `rooftop gate-calibrate`: the gate's false-alarm and detection rates on this machine.
+// `rooftop ab`: two builds on one machine in interleaved ABBA blocks, paired per block.
 #include <fmt/format.h>
 #include <sys/wait.h>
 
@@ -12,7 +11,6 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/gate.hpp"
-#include "harness/gate_calibration.hpp"
 #include "reports/gate_printers.hpp"
 
 namespace rooftop::cli {
@@ -41,7 +39,7 @@ RunResults run_build(const std::string& binary, const std::vector<std::string>& 
 void add_ab_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("ab", "Compare two builds on this machine in interleaved ABBA blocks (paired, Wilcoxon)");
   auto a = std::make_shared<std::string>(), b = std::make_shared<std::string>(), dir = std::make_shared<std::string>("ab-runs");
-  auto blocks = std::make_shared<int>(12);
+  auto blocks = std::make_shared<int>(16);  // 2 / 2^16 = 3e-5: room for Holm over ~30 benchmarks
   auto run_args = std::make_shared<std::vector<std::string>>();
   auto markdown = std::make_shared<std::string>(), junit = std::make_shared<std::string>(), json = std::make_shared<std::string>();
   auto tau = std::make_shared<double>(0), alpha = std::make_shared<double>(0);
@@ -83,36 +81,6 @@ void add_ab_command(CLI::App& app, int& exit_code) {
     if (!junit->empty()) write_file_atomically(*junit, reports::gate_junit(report));
     if (!json->empty()) write_file_atomically(*json, reports::gate_json(report).dump(2) + "\n");
     exit_code = report.count(Verdict::fail) ? kExitFailure : kExitOk;
-  });
-}
-
-void add_calibrate_command(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("gate-calibrate", "Measure the gate's false-alarm and detection rates from recorded runs");
-  auto aa = std::make_shared<std::vector<std::string>>();
-  auto injected = std::make_shared<std::vector<std::string>>();
-  auto comparisons = std::make_shared<int>(3000);
-  auto slowdowns = std::make_shared<std::vector<double>>(std::vector<double>{0.02, 0.05, 0.10});
-  auto markdown = std::make_shared<std::string>();
-  cmd->add_option("--aa", *aa, "Two or more results files of the same build on this machine (A/A)")->required()->expected(2, 1000);
-  cmd->add_option("--injected", *injected, "FRACTION=FILE: a run made with ROOFTOP_INJECT_SLOWDOWN=FRACTION");
-  cmd->add_option("--comparisons", *comparisons, "Offline comparisons per row")->capture_default_str()->check(CLI::Range(10, 1000000));
-  cmd->add_option("--slowdowns", *slowdowns, "Offline slowdowns to detect")->delimiter(',');
-  cmd->add_option("--markdown", *markdown, "Write the table as Markdown");
-  cmd->callback([=, &exit_code] {
-    std::vector<RunResults> runs;
-    for (const auto& f : *aa) runs.push_back(load_results(f));
-    std::vector<std::pair<double, RunResults>> inj;
-    for (const auto& spec : *injected) {
-      const auto eq = spec.find('=');
-      if (eq == std::string::npos) throw InputError(fmt::format("--injected '{}': write FRACTION=FILE", spec));
-      inj.emplace_back(std::atof(spec.substr(0, eq).c_str()), load_results(spec.substr(eq + 1)));
-    }
-    const GateConfig config;
-    const auto report = calibrate_gate(runs, inj, *comparisons, *slowdowns, config, 20261121);
-    const auto md = calibration_markdown(report, config);
-    fmt::print("{}", md);
-    if (!markdown->empty()) write_file_atomically(*markdown, md);
-    exit_code = kExitOk;
   });
 }
 

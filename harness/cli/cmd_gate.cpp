@@ -34,8 +34,12 @@ void add_output_options(CLI::App* cmd, GateOutputs& o) {
   cmd->add_option("--json", o.json, "Write the verdicts and samples as JSON");
 }
 
-GateConfig config_of(const GateOutputs& o) {
-  GateConfig c = o.config.empty() ? GateConfig{} : load_gate_config(o.config);
+// --config, else a gate.json kept beside this device's baselines (thresholds calibrated for
+// that machine), else the defaults; --alpha and --tau override.
+GateConfig config_of(const GateOutputs& o, const fs::path& machine_config = {}) {
+  GateConfig c = !o.config.empty()                                        ? load_gate_config(o.config)
+                 : !machine_config.empty() && fs::exists(machine_config) ? load_gate_config(machine_config)
+                                                                         : GateConfig{};
   if (o.alpha > 0) c.alpha = o.alpha;
   if (o.tau > 0) c.tau_kernel = c.tau_system = o.tau;
   return c;
@@ -99,9 +103,11 @@ void add_baseline_command(CLI::App& app, int& exit_code) {
   auto results = std::make_shared<std::string>();
   update->add_option("results", *results, "Results JSON of `rooftop run`")->required();
   update->add_option("--baselines", *store, "Baseline store ($ROOFTOP_BASELINES, else ./baselines)")->capture_default_str();
+  auto append = std::make_shared<bool>(false);
+  update->add_flag("--append", *append, "Pool this run's samples into the stored baseline instead of replacing it");
   update->callback([=, &exit_code] {
     const auto run = load_results(*results);
-    for (const auto& f : promote_baselines(run, *results, *store)) fmt::print("wrote {}\n", f.string());
+    for (const auto& f : promote_baselines(run, *results, *store, *append)) fmt::print("wrote {}\n", f.string());
     exit_code = kExitOk;
   });
 
@@ -152,7 +158,10 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
       exit_code = kExitNoBaseline;
       return;
     }
-    exit_code = report(gate_results(*base, run, config_of(*outputs), origin, *results), *outputs);
+    const fs::path store(*baseline);
+    const auto machine_config = store.extension() == ".json" ? fs::path() : store / run.meta.fingerprint / "gate.json";
+    if (outputs->config.empty() && fs::exists(machine_config)) fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
+    exit_code = report(gate_results(*base, run, config_of(*outputs, machine_config), origin, *results), *outputs);
   });
 
   auto* compare = app.add_subcommand("compare", "Compare two results files (A is the reference, B the candidate)");

@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""The perf gate of one suite and backend, for `ctest -L perf`: skips (exit 3) with the exact
+command to make a baseline when this machine has none; otherwise runs the suite at the
+quick tier and gates it against the stored baseline (exit 0 pass, 1 regression).
+
+usage: gate_suite.py ROOFTOP STORE SUITE BACKEND OUT_DIR
+"""
+import os
+import subprocess
+import sys
+
+rooftop, store, suite, backend, out = sys.argv[1:6]
+os.makedirs(out, exist_ok=True)
+show = subprocess.run([rooftop, "baseline", "show", "--suite", suite, "--backend", backend, "--baselines", store],
+                      capture_output=True, text=True)
+print(show.stdout + show.stderr)
+if show.returncode == 3:
+    sys.exit(3)  # CTest: SKIP
+if show.returncode != 0:
+    sys.exit(show.returncode)
+results = os.path.join(out, f"gate-{suite}-{backend}.json")
+run = subprocess.run([rooftop, "run", "--suite", suite, "--backend", backend, "--tier", "quick",
+                      "--benchmark_enable_random_interleaving=true", "--out", results], text=True)
+if run.returncode not in (0, 1):
+    sys.exit(run.returncode)
+gate = subprocess.run([rooftop, "gate", "--baseline", store, results,
+                       "--markdown", os.path.join(out, f"gate-{suite}-{backend}.md"),
+                       "--junit", os.path.join(out, f"gate-{suite}-{backend}.xml")], text=True)
+sys.exit(1 if run.returncode == 1 else gate.returncode)
