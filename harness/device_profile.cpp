@@ -65,6 +65,19 @@ Ceilings ceilings_from_json(const json& j, const std::string& origin, const std:
 }
 }  // namespace
 
+Ceilings merge_ceilings(const Ceilings& stored, const Ceilings& measured) {
+  Ceilings m = measured;
+  for (auto& c : m.compute)
+    for (const auto& old : stored.compute)
+      if (old.name == c.name && old.flops_per_s > c.flops_per_s) c.flops_per_s = old.flops_per_s;
+  for (auto& b : m.bandwidth)
+    for (const auto& old : stored.bandwidth)
+      if (old.level == b.level && old.bytes_per_s > b.bytes_per_s) b.bytes_per_s = old.bytes_per_s;
+  if (stored.dispatch_latency_s > 0 && (m.dispatch_latency_s <= 0 || stored.dispatch_latency_s < m.dispatch_latency_s))
+    m.dispatch_latency_s = stored.dispatch_latency_s;
+  return m;
+}
+
 ojson ceilings_to_json(const Ceilings& c) {
   ojson j;
   j["compute"] = ojson::array();

@@ -37,6 +37,9 @@ struct DeviceProfile {
 };
 
 nlohmann::ordered_json ceilings_to_json(const Ceilings& ceilings);
+// A ceiling is the best ever observed: the higher of each compute and bandwidth figure
+// (matched by name and level), the lower dispatch latency. Noise only ever slows a run.
+Ceilings merge_ceilings(const Ceilings& stored, const Ceilings& measured);
 nlohmann::ordered_json profile_to_json(const DeviceProfile& profile);
 // Throws InputError naming `origin` (a file name) and the offending field.
 DeviceProfile profile_from_json(const nlohmann::ordered_json& json, const std::string& origin);

@@ -14,15 +14,30 @@ import jsonschema
 
 rooftop, schema_dir, out = sys.argv[1:4]
 run_args = sys.argv[sys.argv.index("--") + 1:]
-proc = subprocess.run([rooftop, "run", *run_args, "--out", out], capture_output=True, text=True, timeout=1800)
-print(proc.stdout)
-print(proc.stderr, file=sys.stderr)
+backend = run_args[run_args.index("--backend") + 1] if "--backend" in run_args else "cpu"
+
+
+def above_ceiling(results):
+    return [r["name"] for r in results["results"] if r["roofline"] and r["roofline"]["above_ceiling"]]
+
+
+# A result above its ceiling means the ceiling was measured low (a shared host can run half
+# as fast for a minute): re-measure, keeping the best of both, and run again. A ceiling
+# kernel that is wrong stays wrong, and the check below still fails.
+for attempt in range(3):
+    proc = subprocess.run([rooftop, "run", *run_args, "--out", out], capture_output=True, text=True, timeout=1800)
+    print(proc.stdout)
+    print(proc.stderr, file=sys.stderr)
+    with open(out) as f:
+        results = json.load(f)
+    high = above_ceiling(results)
+    if not high or attempt == 2:
+        break
+    print(f"note: {', '.join(high)} above the ceiling: re-characterizing (--merge) and running again")
+    subprocess.run([rooftop, "characterize", "--backend", backend, "--merge"], check=True, timeout=600)
 problems = []
 if proc.returncode != 0:
     problems.append(f"rooftop run exited {proc.returncode}")
-
-with open(out) as f:
-    results = json.load(f)
 with open(f"{schema_dir}/results.schema.json") as f:
     results_schema = json.load(f)
 # The profile schema refers to the results schema's definitions: resolve it locally.

@@ -77,3 +77,16 @@ TEST_CASE("bad profiles are refused with the file and the field", "[profile]") {
   CHECK_THROWS_WITH(load_profile(dir / "truncated.json"), Catch::Contains("truncated.json") && Catch::Contains("not valid JSON"));
   CHECK_THROWS_AS(load_profile(dir / "nope.json"), InputError);
 }
+
+TEST_CASE("merging ceilings keeps the best observation of each", "[profile]") {
+  Ceilings stored{{{"fp32_vector_fma", "fp32", "avx512_fma", 300e9}, {"int8_matrix", "int8", "brg", 600e9}},
+                  {{"L1", 500e9, 65536}, {"DRAM", 20e9, 0}}, 1.0e-6};
+  Ceilings measured{{{"fp32_vector_fma", "fp32", "avx512_fma", 250e9}, {"int8_matrix", "int8", "brg", 880e9}},
+                    {{"L1", 550e9, 65536}, {"DRAM", 18e9, 0}}, 2.0e-6};
+  const auto m = merge_ceilings(stored, measured);
+  CHECK(m.compute[0].flops_per_s == 300e9);  // the stored figure was higher
+  CHECK(m.compute[1].flops_per_s == 880e9);  // the new one was
+  CHECK(m.bandwidth[0].bytes_per_s == 550e9);
+  CHECK(m.bandwidth[1].bytes_per_s == 20e9);
+  CHECK(m.dispatch_latency_s == 1.0e-6);     // the lower latency
+}

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "harness/backend.hpp"
+#include "harness/errors.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/paths.hpp"
@@ -21,6 +22,8 @@ void add_characterize_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--datasheet", *datasheet, "JSON of datasheet ceilings to keep beside the measured ones")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--quick", *quick, "Shorter measurements (for tests; less stable)");
+  auto merge = std::make_shared<bool>(false);
+  cmd->add_flag("--merge", *merge, "Keep the best of this measurement and the stored profile's, per ceiling");
   cmd->callback([=, &exit_code] {
     const auto& b = find_backend(*backend);
     CharacterizeOptions options;
@@ -28,6 +31,14 @@ void add_characterize_command(CLI::App& app, int& exit_code) {
     auto profile = b.characterize(options, std::cerr);
     if (!datasheet->empty()) profile.datasheet = load_datasheet(*datasheet);
     const auto path = out->empty() ? default_profile_path(profile.fingerprint) : std::filesystem::path(*out);
+    if (*merge && std::filesystem::exists(path)) {
+      const auto stored = load_profile(path);
+      if (stored.fingerprint != profile.fingerprint)
+        throw InputError(fmt::format("{}: measured on {}, not on this device {}: cannot merge", path.string(),
+                                     stored.fingerprint, profile.fingerprint));
+      profile.measured = merge_ceilings(stored.measured, profile.measured);
+      fmt::print(stderr, "merged with {}\n", path.string());
+    }
     save_profile(path, profile);
     fmt::print("wrote {}\n", path.string());
     exit_code = kExitOk;
