@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   rooftop::cli::add_gate_commands(app, exit_code);
   rooftop::cli::add_ab_command(app, exit_code);
   rooftop::cli::add_calibrate_command(app, exit_code);
+  rooftop::cli::add_report_command(app, exit_code);
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last-first

@@ -1,0 +1,20 @@
+#pragma once
+// What a result's place under the roofline means, in plain words, and the next step that
+// usually pays. The rules live here and only here.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "harness/roofline.hpp"
+
+namespace rooftop::reports {
+
+struct Diagnosis {
+  std::string finding;    // "memory-bound at 82% of the L3 bandwidth"
+  std::string next_step;  // "cut bytes: fuse, or a narrower dtype"
+};
+
+// `result` is one entry of a results file's "results"; `ceilings` the run's measured ones
+// (to see whether a faster unit exists for this work), or nullptr.
+Diagnosis diagnose(const nlohmann::ordered_json& result, const Ceilings* ceilings);
+
+}  // namespace rooftop::reports

@@ -1,0 +1,303 @@
+#include "reports/html_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <kainjow/mustache.hpp>
+#include <set>
+#include <sstream>
+
+#include "harness/errors.hpp"
+#include "harness/version.hpp"
+#include "reports/diagnosis.hpp"
+#include "reports/roofline_svg.hpp"
+
+namespace rooftop::reports {
+namespace {
+namespace fs = std::filesystem;
+using kainjow::mustache::data;
+using kainjow::mustache::mustache;
+using ojson = nlohmann::ordered_json;
+
+std::string read_template(const fs::path& dir, const char* name) {
+  std::ifstream in(dir / name);
+  if (!in) throw InputError(fmt::format("{}: cannot read the report template (set --templates or ROOFTOP_TEMPLATES)",
+                                        (dir / name).string()));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string render(const std::string& text, const data& view, const std::string& name) {
+  mustache tmpl{text};
+  if (!tmpl.is_valid()) throw InputError(fmt::format("template {}: {}", name, tmpl.error_message()));
+  const std::string out = tmpl.render(view);
+  if (!tmpl.is_valid()) throw InputError(fmt::format("template {}: {}", name, tmpl.error_message()));
+  return out;
+}
+
+std::string num(const ojson& j, const char* key, double scale, const char* format) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return "-";
+  return fmt::format(fmt::runtime(format), j[key].get<double>() * scale);
+}
+
+std::string device_name(const RunResults& run) {
+  return run.meta.device.is_object() && run.meta.device.contains("model_name")
+             ? run.meta.device["model_name"].get<std::string>() + " (" + run.meta.fingerprint + ")"
+             : run.meta.fingerprint;
+}
+
+// Same workload on different devices: family/dtype/shape (the backend may differ).
+std::string workload_key(const ResultRecord& r) { return r.problem.family + "/" + r.problem.dtype + "/" + r.problem.shape; }
+
+data list_of(std::vector<data> items) {
+  data l{data::type::list};
+  for (auto& i : items) l << i;
+  return l;
+}
+
+data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
+  data view;
+  view.set("generated", utc_now_iso8601());
+  view.set("rooftop_version", std::string(kVersion) + "+" + kGitCommit);
+  std::vector<std::string> origins;
+  for (const auto& in : inputs) origins.push_back(in.origin);
+  view.set("sources", fmt::format("{}", fmt::join(origins, ", ")));
+
+  // One chart per device: results of several devices never share a roofline.
+  std::vector<std::string> fingerprints;
+  for (const auto& in : inputs)
+    if (std::find(fingerprints.begin(), fingerprints.end(), in.run.meta.fingerprint) == fingerprints.end())
+      fingerprints.push_back(in.run.meta.fingerprint);
+  data devices{data::type::list}, rows{data::type::list};
+  int row_index = 0, row_count = 0;
+  for (const auto& fp : fingerprints) {
+    const Ceilings* ceilings = nullptr;
+    const Datasheet* datasheet = nullptr;
+    std::string name, source;
+    std::vector<ChartPoint> points;
+    int unplaced = 0;
+    for (std::size_t f = 0; f < inputs.size(); ++f) {
+      const auto& run = inputs[f].run;
+      if (run.meta.fingerprint != fp) continue;
+      if (!ceilings && run.meta.ceilings) ceilings = &*run.meta.ceilings;
+      if (!datasheet && run.meta.datasheet) datasheet = &*run.meta.datasheet;
+      name = device_name(run);
+      source = run.meta.ceilings_source;
+      const Ceilings* run_ceilings = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
+      for (std::size_t k = 0; k < run.results.size(); ++k) {
+        const auto r = record_to_json(run.results[k], run_ceilings);
+        const std::string id = fmt::format("pt-{}-{}", f, k);
+        const auto d = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr);
+        const bool measured = r["throughput"].is_object();
+        if (measured) {
+          const double ai = r["work"]["arithmetic_intensity"].get<double>();
+          const double flops = r["throughput"]["flops_per_s"].get<double>();
+          points.push_back({id, ai, flops, r["family"].get<std::string>(), r["dtype"].get<std::string>(),
+                            fmt::format("{} | {} | {:.4g} ms | {:.4g} GFLOP/s | {} | {}", r["name"].get<std::string>(),
+                                        r["implementation"].get<std::string>(), r["summary"]["median_s"].get<double>() * 1e3,
+                                        flops / 1e9, r["roofline"].is_object()
+                                                         ? fmt::format("{:.0f}% of attainable, {}-bound",
+                                                                       r["roofline"]["percent_of_attainable"].get<double>(),
+                                                                       r["roofline"]["bound"].get<std::string>())
+                                                         : "no roof", d.finding)});
+          if (!r["roofline"].is_object()) ++unplaced;
+        }
+        data row;
+        row.set("id", id);
+        row.set("index", std::to_string(row_index++));
+        row.set("device", fp);
+        row.set("name", r["name"].get<std::string>());
+        row.set("family", r["family"].get<std::string>());
+        row.set("shape", r["shape"].get<std::string>());
+        row.set("dtype", r["dtype"].get<std::string>());
+        row.set("implementation", r["implementation"].get<std::string>());
+        row.set("median_ms", num(r["summary"], "median_s", 1e3, "{:.4g}"));
+        row.set("gflops", num(r["throughput"], "flops_per_s", 1e-9, "{:.4g}"));
+        row.set("gbs", num(r["throughput"], "bytes_per_s", 1e-9, "{:.4g}"));
+        row.set("ai", num(r["work"], "arithmetic_intensity", 1, "{:.3g}"));
+        row.set("percent", num(r["roofline"], "percent_of_attainable", 1, "{:.1f}"));
+        row.set("bound", r["roofline"].is_object() ? r["roofline"]["bound"].get<std::string>() : "-");
+        row.set("status", r["status"].get<std::string>());
+        row.set("finding", d.finding);
+        row.set("next_step", d.next_step);
+        if (measured) row.set("plotted", true);
+        rows.push_back(row);
+        ++row_count;
+      }
+    }
+    data dev;
+    dev.set("name", name);
+    dev.set("fingerprint", fp);
+    dev.set("ceilings_source", source);
+    dev.set("svg", roofline_svg(ceilings, datasheet, points));
+    if (!ceilings) dev.set("no_ceilings", true);
+    if (unplaced) dev.set("unplaced", std::to_string(unplaced));
+    std::vector<data> ceiling_rows;
+    for (const auto* c : {ceilings, datasheet ? &datasheet->ceilings : nullptr}) {
+      if (!c) continue;
+      const std::string kind = c == ceilings ? "measured" : "datasheet";
+      for (const auto& k : c->compute) {
+        data x;
+        x.set("kind", kind);
+        x.set("name", k.name + " (" + k.unit + ")");
+        x.set("value", fmt::format("{:.4g} GFLOP/s", k.flops_per_s / 1e9));
+        ceiling_rows.push_back(x);
+      }
+      for (const auto& b : c->bandwidth) {
+        data x;
+        x.set("kind", kind);
+        x.set("name", b.level + " bandwidth");
+        x.set("value", fmt::format("{:.4g} GB/s", b.bytes_per_s / 1e9));
+        ceiling_rows.push_back(x);
+      }
+    }
+    dev.set("ceilings", list_of(ceiling_rows));
+    devices.push_back(dev);
+  }
+  view.set("devices", devices);
+  view.set("rows", rows);
+  view.set("result_count", std::to_string(row_count));
+
+  // Machine comparison: the same workload on several devices, against the first.
+  if (fingerprints.size() > 1) {
+    std::map<std::string, std::map<std::string, double>> rate;  // workload -> device -> FLOP/s
+    std::map<std::string, std::map<std::string, double>> roof;  // workload -> device -> % of own roof
+    std::vector<std::string> order;
+    for (const auto& in : inputs) {
+      const Ceilings* run_ceilings = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
+      for (std::size_t k = 0; k < in.run.results.size(); ++k) {
+        const auto r = record_to_json(in.run.results[k], run_ceilings);
+        if (!r["throughput"].is_object()) continue;
+        const auto key = workload_key(in.run.results[k]);
+        if (!rate.count(key)) order.push_back(key);
+        rate[key][in.run.meta.fingerprint] = r["throughput"]["flops_per_s"].get<double>();
+        if (r["roofline"].is_object()) roof[key][in.run.meta.fingerprint] = r["roofline"]["percent_of_attainable"].get<double>();
+      }
+    }
+    std::vector<data> heads, comp_rows;
+    for (const auto& fp : fingerprints) {
+      data h;
+      h.set("fingerprint", fp);
+      h.set("price", options.price_usd.count(fp) ? fmt::format("${:.0f}", options.price_usd.at(fp)) : "price not given");
+      heads.push_back(h);
+    }
+    std::map<std::string, std::map<std::string, std::vector<double>>> log_ratios;  // suite -> device -> log ratios
+    for (const auto& key : order) {
+      data row;
+      row.set("workload", key);
+      std::vector<data> cells;
+      const auto& first = rate[key];
+      const auto base = first.find(fingerprints[0]);
+      for (const auto& fp : fingerprints) {
+        data cell;
+        const auto it = rate[key].find(fp);
+        if (it == rate[key].end()) {
+          cell.set("value", "-");
+        } else {
+          cell.set("value", fmt::format("{:.4g} GFLOP/s", it->second / 1e9));
+          if (base != first.end()) {
+            cell.set("ratio", fmt::format("x{:.2f}", it->second / base->second));
+            log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
+          }
+          if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
+          if (options.price_usd.count(fp))
+            cell.set("per_dollar", fmt::format("{:.3g} GFLOP/s per $1000", it->second / 1e9 / options.price_usd.at(fp) * 1000));
+        }
+        cells.push_back(cell);
+      }
+      row.set("cells", list_of(cells));
+      comp_rows.push_back(row);
+    }
+    std::vector<data> geo;
+    for (const auto& [suite, by_device] : log_ratios) {
+      data g;
+      g.set("suite", suite);
+      std::vector<data> cells;
+      for (const auto& fp : fingerprints) {
+        data cell;
+        const auto it = by_device.find(fp);
+        if (it == by_device.end() || it->second.empty()) cell.set("value", "-");
+        else {
+          double s = 0;
+          for (double x : it->second) s += x;
+          cell.set("value", fmt::format("x{:.2f} over {} workloads", std::exp(s / it->second.size()), it->second.size()));
+        }
+        cells.push_back(cell);
+      }
+      g.set("cells", list_of(cells));
+      geo.push_back(g);
+    }
+    data comparison;
+    comparison.set("devices", list_of(heads));
+    comparison.set("rows", list_of(comp_rows));
+    comparison.set("geomeans", list_of(geo));
+    comparison.set("reference", fingerprints[0]);
+    view.set("comparison", comparison);
+  }
+
+  if (options.gate) {
+    const auto& g = *options.gate;
+    std::vector<data> gate_rows;
+    for (const auto& c : g.comparisons) {
+      data row;
+      row.set("name", c.name);
+      row.set("verdict", std::string(verdict_name(c.verdict)));
+      row.set("verdict_class", "v-" + std::string(verdict_name(c.verdict)));
+      row.set("change", c.compared() ? fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%]", 100 * c.change, 100 * c.change_low,
+                                                   100 * c.change_high)
+                                     : "-");
+      row.set("reason", c.reason);
+      // A strip of both sides' samples on a shared linear scale.
+      std::vector<double> all = c.baseline_samples;
+      all.insert(all.end(), c.current_samples.begin(), c.current_samples.end());
+      std::string strip = R"(<svg class="strip" viewBox="0 0 160 24" xmlns="http://www.w3.org/2000/svg">)";
+      if (!all.empty()) {
+        const auto [lo, hi] = std::minmax_element(all.begin(), all.end());
+        const double span = *hi > *lo ? *hi - *lo : 1;
+        for (double s : c.baseline_samples)
+          strip += fmt::format(R"(<circle cx="{:.1f}" cy="7" r="2.5" class="base"/>)", 5 + 150 * (s - *lo) / span);
+        for (double s : c.current_samples)
+          strip += fmt::format(R"(<circle cx="{:.1f}" cy="17" r="2.5" class="cur"/>)", 5 + 150 * (s - *lo) / span);
+      }
+      row.set("strip", strip + "</svg>");
+      gate_rows.push_back(row);
+    }
+    data gate;
+    gate.set("summary", fmt::format("{} FAIL, {} IMPROVED, {} INCONCLUSIVE, {} PASS, {} NEW, {} MISSING", g.count(Verdict::fail),
+                                    g.count(Verdict::improved), g.count(Verdict::inconclusive), g.count(Verdict::pass),
+                                    g.count(Verdict::added), g.count(Verdict::missing)));
+    gate.set("baseline", g.baseline_origin);
+    gate.set("rows", list_of(gate_rows));
+    if (g.count(Verdict::fail)) gate.set("failed", true);
+    view.set("gate", gate);
+  }
+  return view;
+}
+}  // namespace
+
+fs::path default_templates_dir() {
+  if (const char* t = std::getenv("ROOFTOP_TEMPLATES"); t && *t) return t;
+  char exe[4096] = {};
+  const auto n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    const auto bundled = fs::path(std::string(exe, static_cast<std::size_t>(n))).parent_path().parent_path() / "share/rooftop/templates";
+    if (fs::exists(bundled / "report.html.mustache")) return bundled;
+  }
+  return ROOFTOP_SOURCE_TEMPLATES;
+}
+
+std::string render_html_report(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
+  return render(read_template(options.templates, "report.html.mustache"), build_view(inputs, options), "report.html.mustache");
+}
+
+std::string render_markdown_report(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
+  return render(read_template(options.templates, "report.md.mustache"), build_view(inputs, options), "report.md.mustache");
+}
+
+}  // namespace rooftop::reports

@@ -1,0 +1,63 @@
+// Loads a rooftop HTML report in headless Chromium (Debian's /usr/bin/chromium) and checks:
+// no script errors, one SVG point per plotted result, the table sorts, clicking a row
+// highlights its point; saves a screenshot.
+//
+// usage: node report_test.js REPORT.html EXPECTED_POINTS SCREENSHOT.png
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const { chromium } = require("playwright-core");
+
+const [report, expectedPoints, screenshot] = process.argv.slice(2);
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+if (!fs.existsSync(executablePath)) {
+  console.log(`SKIP: no Chromium at ${executablePath} (install Debian's chromium)`);
+  process.exit(4);
+}
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const problems = [];
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on("pageerror", (e) => problems.push(`script error: ${e.message}`));
+    page.on("console", (m) => { if (m.type() === "error") problems.push(`console error: ${m.text()}`); });
+    page.on("request", (r) => { if (!r.url().startsWith("file:")) problems.push(`network request: ${r.url()}`); });
+    await page.goto("file://" + path.resolve(report));
+
+    const points = await page.locator(".roofline .point").count();
+    if (points !== Number(expectedPoints)) problems.push(`${points} points in the SVG, expected ${expectedPoints}`);
+    const rows = await page.locator("#results tbody tr").count();
+
+    // Sort by GFLOP/s: ascending, then descending.
+    const column = await page.locator("#results thead th").evaluateAll((ths) => ths.findIndex((th) => th.textContent.trim() === "GFLOP/s"));
+    const values = async () => page.locator("#results tbody tr").evaluateAll((trs, col) =>
+      trs.map((tr) => parseFloat(tr.cells[col].textContent)).filter((v) => !isNaN(v)), column);
+    const header = page.locator("#results thead th").nth(column);
+    await header.click();
+    let v = await values();
+    if (v.some((x, i) => i > 0 && v[i - 1] > x)) problems.push("GFLOP/s not ascending after one click");
+    await header.click();
+    v = await values();
+    if (v.some((x, i) => i > 0 && v[i - 1] < x)) problems.push("GFLOP/s not descending after two clicks");
+
+    // A row links to its point.
+    await page.locator("#results tbody tr").first().click();
+    const highlighted = await page.locator(".roofline .point.hl").count();
+    if (highlighted !== 1) problems.push(`${highlighted} points highlighted after clicking a row, expected 1`);
+
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: screenshot, fullPage: false });
+    console.log(`${points} points, ${rows} rows, sorted both ways, screenshot ${screenshot}`);
+  } finally {
+    await browser.close();
+  }
+  if (problems.length) {
+    console.log(problems.join("\n"));
+    process.exit(1);
+  }
+})().catch((e) => { console.log(e.stack || String(e)); process.exit(1); });

@@ -1,0 +1,110 @@
+#include <catch2/catch.hpp>
+#include <regex>
+
+#include "harness/errors.hpp"
+#include "reports/diagnosis.hpp"
+#include "reports/html_report.hpp"
+#include "reports/log_axis.hpp"
+#include "reports/roofline_svg.hpp"
+
+using namespace rooftop;
+using namespace rooftop::reports;
+
+TEST_CASE("log axis: whole decades onto pixels", "[report]") {
+  const auto a = fit_log_axis({0.5, 3, 250}, 100, 500);
+  CHECK(a.low == Approx(0.1));
+  CHECK(a.high == Approx(1000));
+  CHECK(a.to_pixel(0.1) == Approx(100));
+  CHECK(a.to_pixel(1000) == Approx(500));
+  CHECK(a.to_pixel(1) == Approx(200));   // one decade of four
+  CHECK(a.to_pixel(1e9) == Approx(500));  // clamped
+  CHECK(a.decades().size() == 5);
+  // Inverted (a y axis) and degenerate inputs.
+  const auto y = fit_log_axis({10}, 400, 0);
+  CHECK(y.low == Approx(10));
+  CHECK(y.high == Approx(100));
+  CHECK(y.to_pixel(10) == Approx(400));
+  const auto empty = fit_log_axis({0, -1, NAN}, 0, 1);
+  CHECK(empty.high > empty.low);
+}
+
+TEST_CASE("ridge points: each compute ceiling against the slowest level", "[report]") {
+  Ceilings c{{{"fp32", "fp32", "fma", 300e9}, {"int8", "int8", "vnni", 900e9}}, {{"L1", 500e9, 64e3}, {"DRAM", 20e9, 0}}, 0};
+  const auto r = ridge_points(c);
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].level == "DRAM");
+  CHECK(r[0].intensity == Approx(15));
+  CHECK(r[1].intensity == Approx(45));
+  CHECK(ridge_points(Ceilings{}).empty());
+}
+
+TEST_CASE("the SVG has every ceiling, the ridges and one marker per point", "[report]") {
+  Ceilings c{{{"fp32_vector_fma", "fp32", "fma", 300e9}}, {{"L1", 500e9, 64e3}, {"DRAM", 20e9, 0}}, 0};
+  Datasheet d{"sheet", "src", {{{"fp32_peak", "fp32", "fma", 400e9}}, {{"DRAM", 25e9, 0}}, 0}};
+  std::vector<ChartPoint> pts = {{"p1", 2, 30e9, "gemm", "fp32", "a<b"}, {"p2", 80, 250e9, "gemm", "bf16", "x"},
+                                 {"p3", 5, 60e9, "attention", "int8", "y"}};
+  const auto svg = roofline_svg(&c, &d, pts);
+  auto count = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (auto pos = svg.find(needle); pos != std::string::npos; pos = svg.find(needle, pos + 1)) ++n;
+    return n;
+  };
+  CHECK(count("class=\"point\"") == 3);
+  CHECK(count("class=\"ceiling memory\"") == 2);
+  CHECK(count("class=\"ceiling compute\"") == 1);
+  CHECK(count("class=\"ceiling datasheet") == 2);  // one compute, one memory line, dashed
+  CHECK(count("class=\"ridge\"") == 1);
+  CHECK(svg.find("a&lt;b") != std::string::npos);  // tooltips are escaped
+  CHECK(svg.find("<rect x") != std::string::npos);  // bf16 marker
+  CHECK(svg.find("<path d") != std::string::npos);  // int8 marker
+  // A chart without ceilings still plots its points.
+  CHECK(roofline_svg(nullptr, nullptr, pts).find("id=\"p3\"") != std::string::npos);
+}
+
+TEST_CASE("diagnosis rules", "[report]") {
+  auto result = [](const char* bound, double pct, bool above = false) {
+    return nlohmann::ordered_json{{"status", "ok"}, {"dtype", "fp32"}, {"reason", ""},
+                                  {"roofline", {{"percent_of_attainable", pct}, {"bound", bound}, {"above_ceiling", above},
+                                                {"memory_level", "L3"}, {"compute_ceiling", "fp32_vector_fma"},
+                                                {"compute_peak_flops_per_s", 300e9}}}};
+  };
+  CHECK_THAT(diagnose(result("memory", 82), nullptr).finding, Catch::Contains("memory-bound at 82% of the L3"));
+  CHECK_THAT(diagnose(result("memory", 82), nullptr).next_step, Catch::Contains("cut bytes"));
+  CHECK_THAT(diagnose(result("memory", 20), nullptr).next_step, Catch::Contains("access pattern"));
+  CHECK_THAT(diagnose(result("latency", 5), nullptr).next_step, Catch::Contains("larger batch"));
+  CHECK_THAT(diagnose(result("compute", 30), nullptr).next_step, Catch::Contains("autotune"));
+  Ceilings with_matrix{{{"fp32_vector_fma", "fp32", "fma", 300e9}, {"bf16_matrix", "bf16", "amx", 2000e9}}, {}, 0};
+  CHECK_THAT(diagnose(result("compute", 90), &with_matrix).next_step, Catch::Contains("bf16 matrix units"));
+  CHECK_THAT(diagnose(result("compute", 90), nullptr).next_step, Catch::Contains("near the roof"));
+  CHECK_THAT(diagnose(result("compute", 140, true), nullptr).finding, Catch::Contains("ceiling is wrong"));
+  auto no_roof = result("compute", 1);
+  no_roof["roofline"] = nullptr;
+  CHECK_THAT(diagnose(no_roof, nullptr).finding, Catch::Contains("without a roof"));
+}
+
+TEST_CASE("the HTML report renders from the templates with its structure", "[report]") {
+  RunResults run;
+  run.meta.fingerprint = "cpu-test";
+  run.meta.backend = "cpu";
+  run.meta.tier = "smoke";
+  run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", 300e9}}, {{"DRAM", 20e9, 0}}, 1e-6};
+  ResultRecord r;
+  r.problem = {"gemm", "cpu", "fp32", "m64_n64_k64", {{"m", 64}}, {2.0 * 64 * 64 * 64, 3.0 * 64 * 64 * 4}, 0};
+  r.samples = {{1e-5, 10, 0}, {1.1e-5, 10, 0}};
+  run.results = {r, r};
+  run.results[1].problem.dtype = "int8";  // no int8 ceiling: plotted without a roof
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  const auto html = render_html_report({{"r.json", run}}, options);
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(std::regex_search(html, std::regex("<svg class=\"roofline\"")));
+  CHECK(std::count(html.begin(), html.end(), '\n') > 50);
+  CHECK(html.find("data-point=\"pt-0-1\"") != std::string::npos);
+  CHECK(html.find("plotted without a roof") != std::string::npos);
+  CHECK(html.find("<script src") == std::string::npos);  // self-contained
+  CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));
+  const auto md = render_markdown_report({{"r.json", run}}, options);
+  CHECK(md.find("| `gemm/cpu/fp32/m64_n64_k64` |") != std::string::npos);
+  options.templates = "/nonexistent";
+  CHECK_THROWS_AS(render_html_report({{"r.json", run}}, options), InputError);
+}
