@@ -108,6 +108,7 @@ ojson profile_to_json(const DeviceProfile& p) {
     ojson d = ceilings_to_json(p.datasheet->ceilings);
     d["name"] = p.datasheet->name;
     d["source"] = p.datasheet->source;
+    d["tdp_w"] = p.datasheet->tdp_w;
     j["datasheet"] = std::move(d);
   } else {
     j["datasheet"] = nullptr;
@@ -145,7 +146,8 @@ DeviceProfile profile_from_json(const json& j, const std::string& origin) {
   if (j.contains("datasheet") && !j["datasheet"].is_null()) {
     const auto& d = j["datasheet"];
     p.datasheet = Datasheet{text(d, "name", origin, "datasheet."), text(d, "source", origin, "datasheet."),
-                            ceilings_from_json(d, origin, "datasheet.")};
+                            ceilings_from_json(d, origin, "datasheet."),
+                            d.contains("tdp_w") ? positive(d, "tdp_w", origin, "datasheet.", true) : 0.0};
   }
   return p;
 }
@@ -172,7 +174,8 @@ DeviceProfile load_profile(const std::filesystem::path& path) {
 Datasheet load_datasheet(const std::filesystem::path& path) {
   const auto j = read_json_file(path, "datasheet");
   const std::string origin = path.string();
-  return {text(j, "name", origin, ""), text(j, "source", origin, ""), ceilings_from_json(j, origin, "")};
+  return {text(j, "name", origin, ""), text(j, "source", origin, ""), ceilings_from_json(j, origin, ""),
+          j.contains("tdp_w") ? positive(j, "tdp_w", origin, "", true) : 0.0};
 }
 
 void save_profile(const std::filesystem::path& path, const DeviceProfile& profile) {

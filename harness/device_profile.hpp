@@ -17,6 +17,7 @@ struct Datasheet {
   std::string name;    // the product the figures are for
   std::string source;  // where they come from (URL or document)
   Ceilings ceilings;
+  double tdp_w = 0;    // thermal design power from the datasheet; 0 where it gives none
 };
 
 struct SweepPoint {

@@ -158,6 +158,7 @@ ojson results_to_json(const RunResults& run) {
     ojson d = ceilings_to_json(m.datasheet->ceilings);
     d["name"] = m.datasheet->name;
     d["source"] = m.datasheet->source;
+    d["tdp_w"] = m.datasheet->tdp_w;
     j["ceilings"]["datasheet"] = std::move(d);
   }
   j["results"] = ojson::array();

@@ -161,6 +161,26 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     devices.push_back(dev);
   }
   view.set("devices", devices);
+  // For a job summary: the results furthest below their roof.
+  {
+    std::vector<std::pair<double, std::string>> placed;
+    for (const auto& in : inputs) {
+      const Ceilings* c = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
+      for (const auto& rec : in.run.results) {
+        const auto r = record_to_json(rec, c);
+        if (r["roofline"].is_object()) placed.emplace_back(r["roofline"]["percent_of_attainable"].get<double>(), r["name"].get<std::string>());
+      }
+    }
+    std::sort(placed.begin(), placed.end());
+    data worst{data::type::list};
+    for (std::size_t i = 0; i < std::min<std::size_t>(placed.size(), 10); ++i) {
+      data w;
+      w.set("name", placed[i].second);
+      w.set("percent", fmt::format("{:.1f}", placed[i].first));
+      worst.push_back(w);
+    }
+    view.set("worst", worst);
+  }
   view.set("rows", rows);
   view.set("result_count", std::to_string(row_count));
 
@@ -180,6 +200,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         if (r["roofline"].is_object()) roof[key][in.run.meta.fingerprint] = r["roofline"]["percent_of_attainable"].get<double>();
       }
     }
+    std::map<std::string, double> tdp_w;  // from the datasheet in the run's profile, never invented
+    for (const auto& in : inputs)
+      if (in.run.meta.datasheet && in.run.meta.datasheet->tdp_w > 0) tdp_w[in.run.meta.fingerprint] = in.run.meta.datasheet->tdp_w;
     std::vector<data> heads, comp_rows;
     for (const auto& fp : fingerprints) {
       data h;
@@ -208,6 +231,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
           if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
           if (options.price_usd.count(fp))
             cell.set("per_dollar", fmt::format("{:.3g} GFLOP/s per $1000", it->second / 1e9 / options.price_usd.at(fp) * 1000));
+          if (tdp_w.count(fp)) cell.set("per_watt", fmt::format("{:.3g} GFLOP/s per W (TDP)", it->second / 1e9 / tdp_w.at(fp)));
         }
         cells.push_back(cell);
       }
@@ -266,6 +290,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
           strip += fmt::format(R"(<circle cx="{:.1f}" cy="17" r="2.5" class="cur"/>)", 5 + 150 * (s - *lo) / span);
       }
       row.set("strip", strip + "</svg>");
+      if (c.verdict != Verdict::pass) row.set("notable", true);
       gate_rows.push_back(row);
     }
     data gate;

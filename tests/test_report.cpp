@@ -104,7 +104,34 @@ TEST_CASE("the HTML report renders from the templates with its structure", "[rep
   CHECK(html.find("<script src") == std::string::npos);  // self-contained
   CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));
   const auto md = render_markdown_report({{"r.json", run}}, options);
-  CHECK(md.find("| `gemm/cpu/fp32/m64_n64_k64` |") != std::string::npos);
+  CHECK(md.find("### Furthest below their roof") != std::string::npos);
+  CHECK(md.find("| `gemm/cpu/fp32/m64_n64_k64` |") != std::string::npos);  // the one placed result
+  CHECK(md.find("int8/m64_n64_k64` |") == std::string::npos);              // no roof: not ranked
   options.templates = "/nonexistent";
   CHECK_THROWS_AS(render_html_report({{"r.json", run}}, options), InputError);
+}
+
+TEST_CASE("comparison view: ratios, per dollar only with a price, per watt only with a datasheet TDP", "[report]") {
+  auto device = [](const std::string& fp, double seconds, double tdp) {
+    RunResults run;
+    run.meta.fingerprint = fp;
+    run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", 1e12}}, {{"DRAM", 1e11, 0}}, 0};
+    if (tdp > 0) run.meta.datasheet = Datasheet{"sheet", "vendor", {}, tdp};
+    ResultRecord r;
+    r.problem = {"gemm", "cpu", "fp32", "m512_n512_k512", {{"m", 512}}, {2.0 * 512 * 512 * 512, 3.0 * 512 * 512 * 4}, 0};
+    r.samples = {{seconds, 10, 0}};
+    run.results = {r};
+    return run;
+  };
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  options.price_usd["cpu-b"] = 1000;
+  const auto html = render_html_report({{"a.json", device("cpu-a", 2e-3, 0)}, {"b.json", device("cpu-b", 1e-3, 350)}}, options);
+  CHECK(html.find("Machine comparison") != std::string::npos);
+  CHECK(html.find("x2.00") != std::string::npos);
+  CHECK(html.find("per $1000") != std::string::npos);
+  CHECK(html.find("per W (TDP)") != std::string::npos);
+  std::size_t charts = 0;
+  for (auto pos = html.find("<svg class=\"roofline\""); pos != std::string::npos; pos = html.find("<svg class=\"roofline\"", pos + 1)) ++charts;
+  CHECK(charts == 2);  // one per device
 }
