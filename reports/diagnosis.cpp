@@ -19,7 +19,7 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   const std::string bound = roof["bound"].get<std::string>();
   if (roof["above_ceiling"].get<bool>())
     return {fmt::format("{:.0f}% of its roof: above the measured ceiling, so the ceiling is wrong", pct),
-            "re-run `rooftop characterize` on an idle machine"};
+            "run `rooftop characterize --merge` on an idle machine: it keeps the best of both"};
   if (bound == "latency")
     return {fmt::format("latency-bound: too small to fill the device ({:.0f}% of the roof)", pct),
             "larger batch or tiles, fuse small operations, or amortize dispatch"};

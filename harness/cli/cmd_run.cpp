@@ -63,8 +63,9 @@ int execute_run(RunFlags& f) {
     const auto status = r["status"].get<std::string>();
     if (status == "failed" || status == "error") ++failures;
     if (r["roofline"].is_object() && r["roofline"]["above_ceiling"].get<bool>())
-      fmt::print(stderr, "rooftop: WARNING: {} runs at {:.0f}% of its {} roof: the ceiling is wrong; re-run "
-                         "`rooftop characterize`\n", r["name"].get<std::string>(),
+      fmt::print(stderr, "rooftop: WARNING: {} runs at {:.0f}% of its {} roof: the ceiling is wrong (measured low, "
+                         "e.g. while the machine was busy); run `rooftop characterize --merge` to keep the best of both\n",
+                 r["name"].get<std::string>(),
                  r["roofline"]["percent_of_attainable"].get<double>(), r["roofline"]["compute_ceiling"].get<std::string>());
   }
   if (o.out) fmt::print(stderr, "rooftop: wrote {}\n", o.out->string());
