@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <map>
 
 #include "harness/atomic_file.hpp"
 #include "harness/errors.hpp"
+#include "harness/json_file.hpp"
 
 namespace rooftop {
 
@@ -45,9 +45,8 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
       if (old.meta.tier != run.meta.tier)
         throw InputError(fmt::format("{}: field 'tier' is {}, the run is tier {}: cannot pool them", path.string(),
                                      old.meta.tier, run.meta.tier));
-      std::ifstream in(path);
-      const auto old_json = nlohmann::ordered_json::parse(in, nullptr, false);
-      if (old_json.is_object() && old_json.contains("baseline") && old_json["baseline"].contains("runs"))
+      const auto old_json = read_json_file(path, "baseline");
+      if (old_json.contains("baseline") && old_json["baseline"].contains("runs"))
         runs = old_json["baseline"]["runs"];
       std::map<std::string, const ResultRecord*> old_by_name;
       for (const auto& r : old.results) old_by_name[r.problem.name()] = &r;
@@ -71,10 +70,9 @@ std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, c
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "gate.json") continue;
     const auto run = load_results(entry.path());
-    std::ifstream in(entry.path());
-    const auto j = nlohmann::json::parse(in, nullptr, false);
+    const auto j = read_json_file(entry.path(), "baseline");
     found.push_back({entry.path(), entry.path().stem().string(), run.meta.created, run.meta.git_commit, run.meta.tier,
-                     j.is_object() && j.contains("baseline") ? j["baseline"].value("promoted_from", "") : "",
+                     j.contains("baseline") ? j["baseline"].value("promoted_from", "") : "",
                      run.results.size()});
   }
   std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.suite < b.suite; });

@@ -8,6 +8,7 @@
 
 #include "harness/atomic_file.hpp"
 #include "harness/errors.hpp"
+#include "harness/json_file.hpp"
 
 namespace rooftop {
 namespace {
@@ -151,21 +152,6 @@ DeviceProfile profile_from_json(const json& j, const std::string& origin) {
   }
   return p;
 }
-
-namespace {
-json read_json_file(const std::filesystem::path& path, const char* what) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot open {}", path.string(), what));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (buffer.str().empty()) throw InputError(fmt::format("{}: {} is empty", path.string(), what));
-  try {
-    return json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{}: {} is not valid JSON ({})", path.string(), what, e.what()));
-  }
-}
-}  // namespace
 
 DeviceProfile load_profile(const std::filesystem::path& path) {
   return profile_from_json(read_json_file(path, "device profile"), path.string());

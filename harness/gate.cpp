@@ -9,6 +9,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/gate_statistics.hpp"
+#include "harness/json_file.hpp"
 #include "harness/random_fill.hpp"
 #include "harness/statistics.hpp"
 
@@ -158,14 +159,7 @@ double GateConfig::tau_for(const std::string& name, const std::string& family) c
 }
 
 GateConfig load_gate_config(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open gate config");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(fmt::format("{}: gate config is not valid JSON ({})", path.string(), e.what()));
-  }
+  const auto j = read_json_file(path, "gate config");
   GateConfig c;
   auto number = [&](const char* key, double& into, double lo, double hi) {
     if (!j.contains(key)) return;

@@ -13,6 +13,7 @@
 
 #include "harness/atomic_file.hpp"
 #include "harness/errors.hpp"
+#include "harness/json_file.hpp"
 #include "harness/statistics.hpp"
 
 namespace rooftop {
@@ -241,18 +242,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
 }
 
 RunResults load_results(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string() + ": cannot open results file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (buffer.str().empty()) throw InputError(path.string() + ": results file is empty");
-  json j;
-  try {
-    j = json::parse(buffer.str());
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{}: results file is not valid JSON ({})", path.string(), e.what()));
-  }
-  return results_from_json(j, path.string());
+  return results_from_json(read_json_file(path, "results file"), path.string());
 }
 
 void save_results(const std::filesystem::path& path, const RunResults& run) {
