@@ -24,7 +24,12 @@ const std::vector<std::unique_ptr<Backend>>& backends() { return backend_table()
 const Backend& find_backend(std::string_view name) {
   std::vector<std::string> names;
   for (const auto& b : backend_table()) {
-    if (b->name() == name) return *b;
+    if (b->name() == name) {
+      if (const auto why = b->unavailable_reason(); !why.empty())
+        throw DeviceUnavailable(fmt::format("backend '{}' cannot run here: {}; the cpu backend still runs (--backend cpu)",
+                                            name, why));
+      return *b;
+    }
     names.push_back(b->name());
   }
   throw InputError(fmt::format("unknown backend '{}': choose one of {} (this build)", name, fmt::join(names, ", ")));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/device_profile.hpp"
+#include "harness/device_timer.hpp"
 
 namespace rooftop {
 
@@ -28,11 +29,19 @@ class Backend {
   virtual double clock_mhz() const = 0;
   // Measures the ceilings; progress lines go to `log`.
   virtual DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const = 0;
+  // Empty when the device can be used; else why not (no GPU, no driver), said so that a
+  // user knows the way out. A backend is built in whether or not its device is present.
+  virtual std::string unavailable_reason() const { return {}; }
+  // Bytes a point may allocate on the device now; 0 when unknown (no check).
+  virtual double available_memory_bytes() const = 0;
+  // Times device work with the device's own clock; nullptr: the host's wall clock times
+  // the synchronous Instance::run().
+  virtual std::unique_ptr<DeviceTimer> make_timer() const { return nullptr; }
 };
 
 void register_backend(std::unique_ptr<Backend> backend);
 const std::vector<std::unique_ptr<Backend>>& backends();
-// Throws InputError listing the backends built in.
+// Throws InputError listing the backends built in, or DeviceUnavailable with the reason.
 const Backend& find_backend(std::string_view name);
 
 }  // namespace rooftop

@@ -60,6 +60,14 @@ Ceilings ceilings_from_json(const json& j, const std::string& origin, const std:
                            positive(bandwidth[i], "bytes_per_s", origin, p),
                            positive(bandwidth[i], "capacity_bytes", origin, p, true)});
   }
+  if (j.contains("links")) {
+    const auto& links = j["links"];
+    if (!links.is_array()) bad(origin, path + "links", "is not an array");
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      const std::string p = fmt::format("{}links[{}].", path, i);
+      c.links.push_back({text(links[i], "name", origin, p), positive(links[i], "bytes_per_s", origin, p)});
+    }
+  }
   if (j.contains("dispatch_latency_s"))
     c.dispatch_latency_s = positive(j, "dispatch_latency_s", origin, path, true);
   return c;
@@ -74,6 +82,9 @@ Ceilings merge_ceilings(const Ceilings& stored, const Ceilings& measured) {
   for (auto& b : m.bandwidth)
     for (const auto& old : stored.bandwidth)
       if (old.level == b.level && old.bytes_per_s > b.bytes_per_s) b.bytes_per_s = old.bytes_per_s;
+  for (auto& l : m.links)
+    for (const auto& old : stored.links)
+      if (old.name == l.name && old.bytes_per_s > l.bytes_per_s) l.bytes_per_s = old.bytes_per_s;
   if (stored.dispatch_latency_s > 0 && (m.dispatch_latency_s <= 0 || stored.dispatch_latency_s < m.dispatch_latency_s))
     m.dispatch_latency_s = stored.dispatch_latency_s;
   return m;
@@ -87,6 +98,8 @@ ojson ceilings_to_json(const Ceilings& c) {
   j["bandwidth"] = ojson::array();
   for (const auto& x : c.bandwidth)
     j["bandwidth"].push_back({{"level", x.level}, {"bytes_per_s", x.bytes_per_s}, {"capacity_bytes", x.capacity_bytes}});
+  j["links"] = ojson::array();
+  for (const auto& x : c.links) j["links"].push_back({{"name", x.name}, {"bytes_per_s", x.bytes_per_s}});
   j["dispatch_latency_s"] = c.dispatch_latency_s;
   return j;
 }

@@ -15,4 +15,10 @@ struct PointSkipped : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A backend whose device is not here (no GPU, no driver): the CLI exits with
+// kExitNoDevice and the message says which backend still runs.
+struct DeviceUnavailable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace rooftop

@@ -5,5 +5,6 @@ inline constexpr int kExitOk = 0;           // everything ran and every check pa
 inline constexpr int kExitFailure = 1;      // run: a point failed or errored; gate: a regression (FAIL)
 inline constexpr int kExitUsage = 2;        // bad flags, shapes or input files
 inline constexpr int kExitNoBaseline = 3;   // gate: no baseline for this device (CTest maps it to SKIP)
+inline constexpr int kExitNoDevice = 4;     // the backend's device is not present (CTest maps gpu tests to SKIP)
 inline constexpr int kExitInterrupted = 130;  // Ctrl-C: the results of finished points were kept
 }  // namespace rooftop

@@ -123,7 +123,8 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
     j["throughput"] = {{"flops_per_s", r.problem.work.flops / s.median},
                        {"bytes_per_s", r.problem.work.bytes / s.median}};
     if (ceilings) {
-      if (auto p = place_on_roofline(*ceilings, r.problem.dtype, r.problem.work, s.median)) {
+      const bool cold = r.problem.params.value("cache", std::string()).starts_with("cold");
+      if (auto p = place_on_roofline(*ceilings, r.problem.dtype, r.problem.work, s.median, cold)) {
         j["roofline"] = {{"compute_ceiling", p->compute_ceiling},
                          {"compute_peak_flops_per_s", p->compute_peak},
                          {"memory_level", p->memory_level},

@@ -39,9 +39,9 @@ const BandwidthCeiling* bandwidth_ceiling_for(const Ceilings& ceilings, double w
 
 std::optional<RooflinePlacement> place_on_roofline(const Ceilings& ceilings,
                                                    std::string_view dtype, const Work& work,
-                                                   double seconds) {
+                                                   double seconds, bool cold) {
   const auto* compute = compute_ceiling_for(ceilings, dtype);
-  const auto* memory = bandwidth_ceiling_for(ceilings, work.bytes);
+  const auto* memory = bandwidth_ceiling_for(ceilings, cold ? 1e300 : work.bytes);
   if (!compute || !memory || seconds <= 0 || work.flops <= 0 || work.bytes <= 0)
     return std::nullopt;
   RooflinePlacement p;

@@ -22,10 +22,17 @@ struct BandwidthCeiling {
   double capacity_bytes = 0;  // aggregate over the cores used; 0 for the last level (unbounded)
 };
 
+// A transfer path between devices or to the host: "pcie_h2d", "pcie_d2h", "nvlink_p2p".
+struct LinkCeiling {
+  std::string name;
+  double bytes_per_s = 0;  // one direction
+};
+
 struct Ceilings {
   std::vector<ComputeCeiling> compute;
   std::vector<BandwidthCeiling> bandwidth;  // ordered from the closest level outwards
   double dispatch_latency_s = 0;  // the smallest time one operation takes on the device
+  std::vector<LinkCeiling> links;
 };
 
 enum class Bound { memory, compute, latency };
@@ -64,9 +71,10 @@ struct RooflinePlacement {
 
 inline constexpr double kAboveCeilingTolerance = 1.05;
 
-// Empty when the ceilings have no compute roof for the dtype or no bandwidth roof.
+// Empty when the ceilings have no compute roof for the dtype or no bandwidth roof. A `cold`
+// result (caches flushed before each timed launch) is judged against the last level.
 std::optional<RooflinePlacement> place_on_roofline(const Ceilings& ceilings,
                                                    std::string_view dtype, const Work& work,
-                                                   double seconds);
+                                                   double seconds, bool cold = false);
 
 }  // namespace rooftop

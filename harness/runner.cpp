@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <csignal>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <new>
@@ -31,16 +30,6 @@ extern "C" void on_sigint(int) {
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
 }
 
-double available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024.0;
-  return 0;  // unknown: no check
-}
-
 // One planned point and what happened to it.
 struct PointState {
   Problem problem;
@@ -58,8 +47,20 @@ struct RunContext {
   std::map<std::string, std::size_t> index_by_name;
   RunResults results;
   std::unique_ptr<Progress> progress;
+  std::unique_ptr<DeviceTimer> timer;  // null: the host's wall clock
   double inject_slowdown = 0;  // ROOFTOP_INJECT_SLOWDOWN: gate calibration only
 };
+
+// Cold timing (cache flushed before each timed launch) for device work whose data fits in
+// the cache, unless the user chose.
+bool times_cold(const RunContext& ctx, const Problem& p) {
+  switch (ctx.options->cache) {
+    case CachePolicy::cold: return true;
+    case CachePolicy::warm: return false;
+    case CachePolicy::automatic: return ctx.timer && p.work.bytes <= ctx.timer->cache_bytes();
+  }
+  return false;
+}
 
 void save_progress(RunContext& ctx) {
   if (ctx.options->out) save_results(*ctx.options->out, ctx.results);
@@ -69,13 +70,14 @@ void save_progress(RunContext& ctx) {
 void prepare(RunContext& ctx, PointState& pt) {
   pt.prepared = true;
   auto& rec = pt.record;
-  const double available = available_memory_bytes();
+  const double available = ctx.backend->available_memory_bytes();
   if (available > 0 && pt.problem.memory_bytes > 0.9 * available) {
     rec.status = Status::skipped;
-    rec.reason = fmt::format("needs {:.1f} GiB, {:.1f} GiB of memory is available",
-                             pt.problem.memory_bytes / 0x1p30, available / 0x1p30);
+    rec.reason = fmt::format("needs {:.1f} GiB, {:.1f} GiB of {} memory is available",
+                             pt.problem.memory_bytes / 0x1p30, available / 0x1p30, ctx.backend->name());
     return;
   }
+  if (ctx.timer) rec.problem.params["cache"] = times_cold(ctx, pt.problem) ? "cold (flushed before each launch)" : "warm";
   try {
     pt.instance = pt.family->create(pt.problem, derive_seed(ctx.options->seed, pt.problem.name()));
     rec.implementation = pt.instance->implementation();
@@ -115,18 +117,31 @@ void measure(RunContext& ctx, std::size_t i, benchmark::State& state) {
     state.SkipWithError(pt.record.reason.c_str());
     return;
   }
-  if (ctx.inject_slowdown > 0) {
-    // Calibration of the gate: a busy-wait inside the timed region, a fixed fraction of
-    // each iteration's own time, so the slowdown is exact whatever the noise.
-    for (auto _ : state) {
-      const auto t0 = std::chrono::steady_clock::now();
-      pt.instance->run();
-      const auto until = t0 + (std::chrono::steady_clock::now() - t0) * (1.0 + ctx.inject_slowdown);
-      while (std::chrono::steady_clock::now() < until) {
+  try {
+    if (ctx.timer) {
+      // Device time of each launch; the injected slowdown scales it exactly.
+      const bool cold = times_cold(ctx, pt.problem);
+      const auto enqueue = [&] { pt.instance->run(); };
+      for (auto _ : state) state.SetIterationTime(ctx.timer->time(enqueue, cold) * (1.0 + ctx.inject_slowdown));
+    } else if (ctx.inject_slowdown > 0) {
+      // Calibration of the gate: a busy-wait inside the timed region, a fixed fraction of
+      // each iteration's own time, so the slowdown is exact whatever the noise.
+      for (auto _ : state) {
+        const auto t0 = std::chrono::steady_clock::now();
+        pt.instance->run();
+        const auto until = t0 + (std::chrono::steady_clock::now() - t0) * (1.0 + ctx.inject_slowdown);
+        while (std::chrono::steady_clock::now() < until) {
+        }
       }
+    } else {
+      for (auto _ : state) pt.instance->run();
     }
-  } else {
-    for (auto _ : state) pt.instance->run();
+  } catch (const std::exception& e) {
+    // A kernel fault in one point is recorded; the sweep goes on.
+    pt.record.status = Status::error;
+    pt.record.reason = fmt::format("failed while timed: {}", e.what());
+    state.SkipWithError(pt.record.reason.c_str());
+    return;
   }
   state.counters["clock_mhz"] = ctx.backend->clock_mhz();
   state.counters["FLOP/s"] = benchmark::Counter(pt.problem.work.flops, benchmark::Counter::kIsIterationInvariantRate);
@@ -208,7 +223,7 @@ double default_min_time(Tier tier) {
   return 0.02;
 }
 
-std::vector<Problem> plan_points(const RunOptions& o) {
+std::vector<Problem> plan_points(const RunOptions& o, double available) {
   std::vector<Problem> planned;
   std::regex filter;
   try {
@@ -229,7 +244,6 @@ std::vector<Problem> plan_points(const RunOptions& o) {
       for (auto& p : family.sweep(o.tier, o.backend))
         if (std::find(dtypes.begin(), dtypes.end(), p.dtype) != dtypes.end()) points.push_back(std::move(p));
     } else {
-      const double available = available_memory_bytes();
       for (const auto& shape : o.shapes)
         for (const auto& d : dtypes) {
           auto p = family.make_problem(shape, d, o.backend);
@@ -258,7 +272,8 @@ RunResults run_points(const RunOptions& o, const Backend& backend, RunMetadata m
   ctx.options = &o;
   ctx.backend = &backend;
   ctx.results.meta = std::move(metadata);
-  for (auto& p : plan_points(o)) {
+  ctx.timer = backend.make_timer();
+  for (auto& p : plan_points(o, backend.available_memory_bytes())) {
     PointState pt;
     pt.family = &find_family(p.family);
     pt.record.problem = p;
@@ -279,11 +294,13 @@ RunResults run_points(const RunOptions& o, const Backend& backend, RunMetadata m
   if (argc > 1) throw InputError(fmt::format("unknown Google Benchmark flag '{}'", argv[1]));
 
   benchmark::ClearRegisteredBenchmarks();
-  for (std::size_t i = 0; i < ctx.points.size(); ++i)
-    benchmark::RegisterBenchmark(ctx.points[i].problem.name().c_str(),
-                                 [&ctx, i](benchmark::State& st) { measure(ctx, i, st); })
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond);
+  for (std::size_t i = 0; i < ctx.points.size(); ++i) {
+    auto* b = benchmark::RegisterBenchmark(ctx.points[i].problem.name().c_str(),
+                                           [&ctx, i](benchmark::State& st) { measure(ctx, i, st); });
+    b->Unit(benchmark::kMicrosecond);
+    if (ctx.timer) b->UseManualTime();
+    else b->UseRealTime();
+  }
 
   if (const char* inject = std::getenv("ROOFTOP_INJECT_SLOWDOWN"); inject && *inject) {
     ctx.inject_slowdown = std::atof(inject);

@@ -13,6 +13,10 @@
 
 namespace rooftop {
 
+// How device work is timed: flushed cache before each launch, or warm; automatic flushes
+// when the point's data fits in the cache.
+enum class CachePolicy { automatic, cold, warm };
+
 struct RunOptions {
   std::vector<std::string> suites;   // empty: every suite with this backend
   std::string backend = "cpu";
@@ -23,14 +27,16 @@ struct RunOptions {
   int repetitions = 10;
   std::optional<double> min_time_s;  // per repetition; default set by the tier
   std::uint64_t seed = 0;
+  CachePolicy cache = CachePolicy::automatic;
   std::optional<std::filesystem::path> out;  // results JSON, rewritten after every point
   std::vector<std::string> benchmark_args;   // --benchmark_* flags, passed to Google Benchmark
   std::string command_line;
 };
 
 // The points a run would measure, in order; throws InputError on an unknown suite or
-// dtype, an impossible shape or a filter that matches nothing.
-std::vector<Problem> plan_points(const RunOptions& options);
+// dtype, an impossible shape, a user's shape larger than `available_bytes` of device
+// memory (0: unknown) or a filter that matches nothing.
+std::vector<Problem> plan_points(const RunOptions& options, double available_bytes = 0);
 
 // Measures every planned point. `metadata` carries device, ceilings and provenance.
 // Returns the results (also saved to options.out); sets `interrupted` after a Ctrl-C.

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +12,7 @@
 #include <sstream>
 
 #include "harness/errors.hpp"
+#include "harness/share_dir.hpp"
 #include "harness/version.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/roofline_svg.hpp"
@@ -307,14 +307,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
 }  // namespace
 
 fs::path default_templates_dir() {
-  if (const char* t = std::getenv("ROOFTOP_TEMPLATES"); t && *t) return t;
-  char exe[4096] = {};
-  const auto n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    const auto bundled = fs::path(std::string(exe, static_cast<std::size_t>(n))).parent_path().parent_path() / "share/rooftop/templates";
-    if (fs::exists(bundled / "report.html.mustache")) return bundled;
-  }
-  return ROOFTOP_SOURCE_TEMPLATES;
+  return find_share_dir("ROOFTOP_TEMPLATES", "templates", "report.html.mustache", ROOFTOP_SOURCE_TEMPLATES);
 }
 
 std::string render_html_report(const std::vector<ReportInput>& inputs, const ReportOptions& options) {

@@ -28,6 +28,8 @@ for attempt in range(3):
     proc = subprocess.run([rooftop, "run", *run_args, "--out", out], capture_output=True, text=True, timeout=1800)
     print(proc.stdout)
     print(proc.stderr, file=sys.stderr)
+    if proc.returncode == 4:  # the backend's device is not here: CTest shows SKIP
+        sys.exit(4)
     with open(out) as f:
         results = json.load(f)
     high = above_ceiling(results)

@@ -21,7 +21,7 @@ DeviceProfile good_profile() {
   p.measured.bandwidth = {{"L1", 3.9e11, 65536}, {"DRAM", 2e10, 0}};
   p.measured.dispatch_latency_s = 1.7e-6;
   p.bandwidth_sweep = {{8192, 3.9e11}, {1 << 28, 2e10}};
-  p.datasheet = Datasheet{"Test CPU", "vendor sheet", {{{"fp32_peak", "fp32", "avx512", 3.2e11}}, {{"DRAM", 2.5e10, 0}}, 0}};
+  p.datasheet = Datasheet{"Test CPU", "vendor sheet", {{{"fp32_peak", "fp32", "avx512", 3.2e11}}, {{"DRAM", 2.5e10, 0}}, 0, {}}};
   return p;
 }
 
@@ -80,9 +80,9 @@ TEST_CASE("bad profiles are refused with the file and the field", "[profile]") {
 
 TEST_CASE("merging ceilings keeps the best observation of each", "[profile]") {
   Ceilings stored{{{"fp32_vector_fma", "fp32", "avx512_fma", 300e9}, {"int8_matrix", "int8", "brg", 600e9}},
-                  {{"L1", 500e9, 65536}, {"DRAM", 20e9, 0}}, 1.0e-6};
+                  {{"L1", 500e9, 65536}, {"DRAM", 20e9, 0}}, 1.0e-6, {}};
   Ceilings measured{{{"fp32_vector_fma", "fp32", "avx512_fma", 250e9}, {"int8_matrix", "int8", "brg", 880e9}},
-                    {{"L1", 550e9, 65536}, {"DRAM", 18e9, 0}}, 2.0e-6};
+                    {{"L1", 550e9, 65536}, {"DRAM", 18e9, 0}}, 2.0e-6, {}};
   const auto m = merge_ceilings(stored, measured);
   CHECK(m.compute[0].flops_per_s == 300e9);  // the stored figure was higher
   CHECK(m.compute[1].flops_per_s == 880e9);  // the new one was

@@ -29,7 +29,7 @@ TEST_CASE("log axis: whole decades onto pixels", "[report]") {
 }
 
 TEST_CASE("ridge points: each compute ceiling against the slowest level", "[report]") {
-  Ceilings c{{{"fp32", "fp32", "fma", 300e9}, {"int8", "int8", "vnni", 900e9}}, {{"L1", 500e9, 64e3}, {"DRAM", 20e9, 0}}, 0};
+  Ceilings c{{{"fp32", "fp32", "fma", 300e9}, {"int8", "int8", "vnni", 900e9}}, {{"L1", 500e9, 64e3}, {"DRAM", 20e9, 0}}, 0, {}};
   const auto r = ridge_points(c);
   REQUIRE(r.size() == 2);
   CHECK(r[0].level == "DRAM");
@@ -39,8 +39,8 @@ TEST_CASE("ridge points: each compute ceiling against the slowest level", "[repo
 }
 
 TEST_CASE("the SVG has every ceiling, the ridges and one marker per point", "[report]") {
-  Ceilings c{{{"fp32_vector_fma", "fp32", "fma", 300e9}}, {{"L1", 500e9, 64e3}, {"DRAM", 20e9, 0}}, 0};
-  Datasheet d{"sheet", "src", {{{"fp32_peak", "fp32", "fma", 400e9}}, {{"DRAM", 25e9, 0}}, 0}};
+  Ceilings c{{{"fp32_vector_fma", "fp32", "fma", 300e9}}, {{"L1", 500e9, 64e3}, {"DRAM", 20e9, 0}}, 0, {}};
+  Datasheet d{"sheet", "src", {{{"fp32_peak", "fp32", "fma", 400e9}}, {{"DRAM", 25e9, 0}}, 0, {}}};
   std::vector<ChartPoint> pts = {{"p1", 2, 30e9, "gemm", "fp32", "a<b"}, {"p2", 80, 250e9, "gemm", "bf16", "x"},
                                  {"p3", 5, 60e9, "attention", "int8", "y"}};
   const auto svg = roofline_svg(&c, &d, pts);
@@ -73,7 +73,7 @@ TEST_CASE("diagnosis rules", "[report]") {
   CHECK_THAT(diagnose(result("memory", 20), nullptr).next_step, Catch::Contains("access pattern"));
   CHECK_THAT(diagnose(result("latency", 5), nullptr).next_step, Catch::Contains("larger batch"));
   CHECK_THAT(diagnose(result("compute", 30), nullptr).next_step, Catch::Contains("autotune"));
-  Ceilings with_matrix{{{"fp32_vector_fma", "fp32", "fma", 300e9}, {"bf16_matrix", "bf16", "amx", 2000e9}}, {}, 0};
+  Ceilings with_matrix{{{"fp32_vector_fma", "fp32", "fma", 300e9}, {"bf16_matrix", "bf16", "amx", 2000e9}}, {}, 0, {}};
   CHECK_THAT(diagnose(result("compute", 90), &with_matrix).next_step, Catch::Contains("bf16 matrix units"));
   CHECK_THAT(diagnose(result("compute", 90), nullptr).next_step, Catch::Contains("near the roof"));
   CHECK_THAT(diagnose(result("compute", 140, true), nullptr).finding, Catch::Contains("ceiling is wrong"));
@@ -87,7 +87,7 @@ TEST_CASE("the HTML report renders from the templates with its structure", "[rep
   run.meta.fingerprint = "cpu-test";
   run.meta.backend = "cpu";
   run.meta.tier = "smoke";
-  run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", 300e9}}, {{"DRAM", 20e9, 0}}, 1e-6};
+  run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", 300e9}}, {{"DRAM", 20e9, 0}}, 1e-6, {}};
   ResultRecord r;
   r.problem = {"gemm", "cpu", "fp32", "m64_n64_k64", {{"m", 64}}, {2.0 * 64 * 64 * 64, 3.0 * 64 * 64 * 4}, 0};
   r.samples = {{1e-5, 10, 0}, {1.1e-5, 10, 0}};
@@ -115,7 +115,7 @@ TEST_CASE("comparison view: ratios, per dollar only with a price, per watt only 
   auto device = [](const std::string& fp, double seconds, double tdp) {
     RunResults run;
     run.meta.fingerprint = fp;
-    run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", 1e12}}, {{"DRAM", 1e11, 0}}, 0};
+    run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", 1e12}}, {{"DRAM", 1e11, 0}}, 0, {}};
     if (tdp > 0) run.meta.datasheet = Datasheet{"sheet", "vendor", {}, tdp};
     ResultRecord r;
     r.problem = {"gemm", "cpu", "fp32", "m512_n512_k512", {{"m", 512}}, {2.0 * 512 * 512 * 512, 3.0 * 512 * 512 * 4}, 0};

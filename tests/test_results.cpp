@@ -22,7 +22,7 @@ RunResults sample_run() {
   m.backend = "cpu";
   m.fingerprint = "cpu-test-2c-0000";
   m.device = {{"model_name", "Test CPU"}};
-  m.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "avx512_fma", 1e12}}, {{"DRAM", 1e11, 0}}, 2e-6};
+  m.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "avx512_fma", 1e12}}, {{"DRAM", 1e11, 0}}, 2e-6, {}};
   m.ceilings_source = "profile.json";
   m.complete = true;
   ResultRecord ok;

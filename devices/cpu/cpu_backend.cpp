@@ -26,6 +26,7 @@ class CpuBackend final : public Backend {
   }
   std::string fingerprint() const override { return cpu::fingerprint(info_); }
   double clock_mhz() const override { return current_clock_mhz(); }
+  double available_memory_bytes() const override { return cpu::available_memory_bytes(); }
   DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const override {
     return characterize_cpu(info_, options, log);
   }

@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include "harness/fingerprint.hpp"
+
 namespace rooftop::cpu {
 namespace {
 namespace fs = std::filesystem;
@@ -168,21 +170,7 @@ std::string fingerprint(const CpuInfo& i) {
                                      (i.memory_bytes + (1u << 29)) >> 30);
   for (const auto& n : isa_names(i.isa)) identity += "|" + n;
   for (const auto& c : i.caches) identity += fmt::format("|L{}:{}x{}", c.level, c.size_bytes, c.instances);
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : identity) h = (h ^ c) * 0x100000001b3ull;
-  // The model's words, lower case, without trademark noise: "intel-xeon-platinum-8480".
-  std::string slug, word;
-  for (std::size_t k = 0; k <= i.model_name.size(); ++k) {
-    const auto u = k < i.model_name.size() ? static_cast<unsigned char>(i.model_name[k]) : ' ';
-    if (std::isalnum(u)) {
-      word += static_cast<char>(std::tolower(u));
-    } else if (!word.empty()) {
-      if (word != "r" && word != "tm" && word != "cpu") slug += (slug.empty() ? "" : "-") + word;
-      word.clear();
-    }
-  }
-  if (slug.size() > 40) slug.resize(40);
-  return fmt::format("cpu-{}-{}c-{:08x}", slug, i.logical_cpus, static_cast<std::uint32_t>(h ^ (h >> 32)));
+  return make_fingerprint("cpu", i.model_name, fmt::format("{}c", i.logical_cpus), identity);
 }
 
 double current_clock_mhz() {
@@ -199,6 +187,15 @@ double current_clock_mhz() {
   while (std::getline(cpuinfo, line))
     if (line.rfind("cpu MHz", 0) == 0) { sum += std::atof(line.substr(line.find(':') + 1).c_str()); ++n; }
   return n ? sum / n : 0.0;
+}
+
+double available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  double kib = 0;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024.0;
+  return 0;
 }
 
 }  // namespace rooftop::cpu

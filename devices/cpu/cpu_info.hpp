@@ -40,5 +40,7 @@ std::vector<std::string> isa_names(const IsaFlags& isa);
 std::string fingerprint(const CpuInfo& info);
 // Average current clock of the online CPUs from cpufreq, or /proc/cpuinfo; 0 if unknown.
 double current_clock_mhz();
+// MemAvailable from /proc/meminfo; 0 if unknown.
+double available_memory_bytes();
 
 }  // namespace rooftop::cpu

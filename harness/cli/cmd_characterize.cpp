@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "harness/backend.hpp"
+#include "harness/datasheets.hpp"
 #include "harness/errors.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/exit_codes.hpp"
@@ -19,8 +20,9 @@ void add_characterize_command(CLI::App& app, int& exit_code) {
   auto quick = std::make_shared<bool>(false);
   cmd->add_option("--backend", *backend, "Backend")->capture_default_str();
   cmd->add_option("--out", *out, "Profile file (default: $ROOFTOP_HOME/profiles/<fingerprint>.json)");
-  cmd->add_option("--datasheet", *datasheet, "JSON of datasheet ceilings to keep beside the measured ones")
-      ->check(CLI::ExistingFile);
+  cmd->add_option("--datasheet", *datasheet,
+                  "Datasheet ceilings kept beside the measured ones: a spec id from devices/specs, a JSON file, or "
+                  "'none' (default: the spec whose name matches the device)");
   cmd->add_flag("--quick", *quick, "Shorter measurements (for tests; less stable)");
   auto merge = std::make_shared<bool>(false);
   cmd->add_flag("--merge", *merge, "Keep the best of this measurement and the stored profile's, per ceiling");
@@ -29,7 +31,10 @@ void add_characterize_command(CLI::App& app, int& exit_code) {
     CharacterizeOptions options;
     options.quick = *quick;
     auto profile = b.characterize(options, std::cerr);
-    if (!datasheet->empty()) profile.datasheet = load_datasheet(*datasheet);
+    const auto& props = profile.device;
+    const std::string device_name = props.value("name", props.value("model_name", std::string()));
+    profile.datasheet = resolve_datasheet(*datasheet, device_name, default_specs_dir());
+    fmt::print(stderr, "datasheet: {}\n", profile.datasheet ? profile.datasheet->name : "none matches '" + device_name + "'");
     const auto path = out->empty() ? default_profile_path(profile.fingerprint) : std::filesystem::path(*out);
     if (*merge && std::filesystem::exists(path)) {
       const auto stored = load_profile(path);

@@ -1,6 +1,8 @@
 // `rooftop run`: measure the points of one or more suites on a backend.
 #include <fmt/format.h>
 
+#include <map>
+
 #include <iostream>
 #include <random>
 
@@ -32,7 +34,7 @@ int execute_run(RunFlags& f) {
   if (!f.out.empty()) o.out = f.out;
   o.seed = f.seed >= 0 ? static_cast<std::uint64_t>(f.seed) : std::random_device{}();
   const auto& backend = find_backend(o.backend);
-  plan_points(o);  // input errors (suite, dtype, shape, filter) before anything is measured
+  plan_points(o, backend.available_memory_bytes());  // input errors (suite, dtype, shape, filter) before anything is measured
   const auto lookup = find_profile(backend, f.profile);
   if (!lookup.profile) fmt::print(stderr, "rooftop: note: {}; roofline fields will be empty\n", lookup.source);
 
@@ -106,6 +108,11 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_option("--format", flags->format, "What to print on stdout")
       ->check(CLI::IsMember({"table", "json", "csv", "md"}))->capture_default_str();
   cmd->add_option("--profile", flags->profile, "Device profile (default: this device's, if characterized)");
+  cmd->add_option("--cache", o.cache, "GPU timing: cold flushes the cache before each launch; auto does so when "
+                                      "the point's data fits in it")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, CachePolicy>{
+          {"auto", CachePolicy::automatic}, {"cold", CachePolicy::cold}, {"warm", CachePolicy::warm}}))
+      ->default_str("auto");
   cmd->callback([flags, &exit_code] { exit_code = execute_run(*flags); });
 }
 

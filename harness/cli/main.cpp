@@ -18,6 +18,7 @@ constexpr const char* kExitCodesHelp =
     "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file,\n"
     "       a baseline of another device, tier or schema\n"
     "  3    gate: no baseline for this device (the message gives the command to make one)\n"
+    "  4    the backend's device is not here (no GPU or no driver); other backends still run\n"
     "  130  interrupted (Ctrl-C); the results of the points that finished were kept\n"
     "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"
     "--benchmark_enable_random_interleaving=true).";
@@ -60,6 +61,9 @@ int main(int argc, char** argv) {
   } catch (const rooftop::InputError& e) {
     fmt::print(stderr, "rooftop: error: {}\n", e.what());
     return rooftop::kExitUsage;
+  } catch (const rooftop::DeviceUnavailable& e) {
+    fmt::print(stderr, "rooftop: error: {}\n", e.what());
+    return rooftop::kExitNoDevice;
   } catch (const std::exception& e) {
     fmt::print(stderr, "rooftop: error: {}\n", e.what());
     return rooftop::kExitFailure;

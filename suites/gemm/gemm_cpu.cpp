@@ -1,6 +1,7 @@
 #include "suites/gemm/gemm_cpu.hpp"
 
 #include "devices/cpu/onednn_matmul.hpp"
+#include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
 #include "suites/gemm/gemm_reference.hpp"
 
@@ -27,6 +28,7 @@ class GemmCpu final : public Instance {
         fill_uniform_int8({static_cast<std::int8_t*>(matmul_.a()), a_count}, seed, -64, 64);
         fill_uniform_int8({static_cast<std::int8_t*>(matmul_.b()), b_count}, seed + 1, -64, 64);
         break;
+      default: throw PointSkipped(std::string("the CPU GEMM has no ") + std::string(dtype_name(dtype_)) + " path");
     }
     matmul_.pack_weights();
   }

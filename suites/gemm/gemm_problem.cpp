@@ -17,14 +17,23 @@ struct TierSweep {
   std::vector<std::int64_t> llama_m;  // tokens in flight: decode (1, 16), prefill chunks
 };
 
-TierSweep sweep_of(Tier tier) {
+bool on_gpu(std::string_view backend) { return backend != "cpu"; }
+
+// A GPU runs 8192^3 in milliseconds (it is where its matrix peak shows); a CPU in seconds.
+TierSweep sweep_of(Tier tier, std::string_view backend) {
+  TierSweep s;
   switch (tier) {
-    case Tier::smoke: return {{256, 512}, {16}};
-    case Tier::quick: return {{256, 512, 1024, 2048}, {1, 16, 128}};
-    case Tier::full: return {{256, 512, 1024, 2048, 3072, 4096}, {1, 16, 128, 2048}};
+    case Tier::smoke: s = {{256, 512}, {16}}; break;
+    case Tier::quick: s = {{256, 512, 1024, 2048}, {1, 16, 128}}; break;
+    case Tier::full: s = {{256, 512, 1024, 2048, 3072, 4096}, {1, 16, 128, 2048}}; break;
   }
-  return {};
+  if (on_gpu(backend) && tier != Tier::smoke) s.square.push_back(8192);
+  if (on_gpu(backend) && tier == Tier::quick) s.square.insert(s.square.end() - 1, 4096);
+  return s;
 }
+
+// cuBLASLt's workspace, beside the operands.
+constexpr double kGpuWorkspaceBytes = 64.0 * (1 << 20);
 }  // namespace
 
 Work gemm_work(const GemmShape& s, Dtype dtype) {
@@ -40,10 +49,13 @@ Problem make_gemm_problem(const GemmShape& s, Dtype dtype, std::string_view back
   p.dtype = std::string(dtype_name(dtype));
   p.shape = fmt::format("m{}_n{}_k{}", s.m, s.n, s.k);
   p.params = {{"m", s.m}, {"n", s.n}, {"k", s.k}, {"set", std::string(set)},
-              {"layout", "A row-major, B prepacked by the library, C row-major"}};
+              {"layout", on_gpu(backend) ? "A [M,K] row-major, B stored [N,K] (weights as nn.Linear keeps them), C [M,N] row-major"
+                                         : "A row-major, B prepacked by the library, C row-major"}};
+  if (dtype == Dtype::fp8) p.params["fp8"] = "e4m3 inputs with per-tensor scales, bf16 output";
   p.work = gemm_work(s, dtype);
-  // A, B (plain and packed), C.
-  p.memory_bytes = p.work.bytes + static_cast<double>(s.k) * static_cast<double>(s.n) * static_cast<double>(input_size(dtype));
+  // GPU: A, B, C and the library's workspace. CPU: A, B (plain and packed), C.
+  p.memory_bytes = on_gpu(backend) ? p.work.bytes + kGpuWorkspaceBytes
+                                   : p.work.bytes + static_cast<double>(s.k) * static_cast<double>(s.n) * static_cast<double>(input_size(dtype));
   return p;
 }
 
@@ -74,9 +86,11 @@ GemmShape shape_of(const Problem& p) {
 }
 
 std::vector<Problem> gemm_sweep(Tier tier, std::string_view backend) {
-  const auto sweep = sweep_of(tier);
+  const auto sweep = sweep_of(tier, backend);
   std::vector<Problem> points;
-  for (Dtype d : {Dtype::fp32, Dtype::bf16, Dtype::int8}) {
+  const std::vector<Dtype> cpu_dtypes = {Dtype::fp32, Dtype::bf16, Dtype::int8};
+  const auto dtypes = on_gpu(backend) ? std::vector<Dtype>(all_dtypes().begin(), all_dtypes().end()) : cpu_dtypes;
+  for (Dtype d : dtypes) {
     for (auto n : sweep.square) points.push_back(make_gemm_problem({n, n, n}, d, backend, "square"));
     for (auto m : sweep.llama_m)
       for (auto nk : kLlamaProjections) points.push_back(make_gemm_problem({m, nk.n, nk.k}, d, backend, "llama3_8b"));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/bf16.hpp"
+#include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
 
 namespace rooftop::gemm {
@@ -18,29 +19,12 @@ double load(Dtype d, const void* p, std::int64_t i) {
     case Dtype::fp32: return static_cast<const float*>(p)[i];
     case Dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(p)[i]);
     case Dtype::int8: return static_cast<const std::int8_t*>(p)[i];
+    default: throw PointSkipped("the CPU GEMM reference reads fp32, bf16 and int8 only");
   }
-  return 0;
 }
 
 double load_output(Dtype d, const void* p, std::int64_t i) {
   return d == Dtype::int8 ? static_cast<double>(static_cast<const std::int32_t*>(p)[i]) : load(d, p, i);
-}
-
-// Allowed |out - ref| = u_out |ref| + gamma * sum_k |a_ik b_kj|, with gamma = 8 sqrt(K) u_acc:
-// rounding of the output, plus a probabilistic bound on f32 accumulation error (a missing
-// or doubled term, of size ~1/K of sum|ab|, exceeds it for every K). Integers are exact.
-struct Tolerance {
-  double u_out = 0, gamma = 0, absolute = 0;
-  std::string formula;
-};
-Tolerance tolerance_for(Dtype d, std::int64_t k) {
-  const double u_acc = 0x1p-24, gamma = 8.0 * std::sqrt(static_cast<double>(k)) * u_acc;
-  switch (d) {
-    case Dtype::fp32: return {0x1p-24, gamma, 0, "2^-24*|ref| + 8*sqrt(K)*2^-24*sum|a*b|"};
-    case Dtype::bf16: return {0x1p-8, gamma, 0, "2^-8*|ref| + 8*sqrt(K)*2^-24*sum|a*b|"};
-    case Dtype::int8: return {0, 0, 0.5, "exact (integer)"};
-  }
-  return {};
 }
 
 struct Worst {
@@ -49,10 +33,10 @@ struct Worst {
   double got = 0, want = 0;
 };
 
-void compare(const Tolerance& tol, std::int64_t i, std::int64_t j, double got, double ref, double abs_sum, Worst& w,
-             double& max_abs) {
+void compare(const GemmTolerance& tol, std::int64_t i, std::int64_t j, double got, double ref, double abs_sum, Worst& w,
+             double& max_abs, double sq_sum = 0) {
   const double err = std::fabs(got - ref);
-  const double allowed = tol.u_out * std::fabs(ref) + tol.gamma * abs_sum + tol.absolute;
+  const double allowed = tol.u_out * std::fabs(ref) + tol.gamma * abs_sum + tol.input * std::sqrt(sq_sum) + tol.absolute;
   const double ratio = std::isnan(err) ? std::numeric_limits<double>::infinity() : (allowed > 0 ? err / allowed : (err > 0 ? std::numeric_limits<double>::infinity() : 0));
   if (!std::isnan(err) && err > max_abs) max_abs = err;
   if (ratio > w.ratio) w = {ratio, err, i, j, got, ref};
@@ -76,12 +60,50 @@ void poison_output(Dtype d, void* c, std::int64_t elements) {
       for (std::int64_t i = 0; i < elements; ++i) p[i] = std::numeric_limits<std::int32_t>::min();
       break;
     }
+    default: throw PointSkipped("CPU outputs are fp32, bf16 or int32");
   }
+}
+
+GemmTolerance gemm_tolerance(Dtype d, std::int64_t k) {
+  const double u_acc = 0x1p-24, gamma = 8.0 * std::sqrt(static_cast<double>(k)) * u_acc;
+  const std::string acc = "8*sqrt(K)*2^-24*sum|a*b|";
+  switch (d) {
+    case Dtype::fp32: return {0x1p-24, gamma, 0, 0, "2^-24*|ref| + " + acc};
+    // tf32 keeps 10 mantissa bits of each fp32 input: a bias up to 2^-10 |ref| when they are
+    // truncated, and a random error per product of up to 2 x 2^-10.
+    case Dtype::tf32: return {0x1p-10, gamma, 8 * 0x1p-10, 0, "2^-10*|ref| + " + acc + " + 8*2^-10*sqrt(sum (a*b)^2)"};
+    case Dtype::bf16: return {0x1p-8, gamma, 0, 0, "2^-8*|ref| + " + acc};
+    case Dtype::fp16: return {0x1p-11, gamma, 0, 0, "2^-11*|ref| + " + acc};
+    case Dtype::fp8: return {0x1p-8, gamma, 0, 0, "2^-8*|ref| (bf16 output) + " + acc};
+    case Dtype::int8: return {0, 0, 0, 0.5, "exact (integer)"};
+  }
+  return {};
+}
+
+Correctness judge_elements(Dtype dtype, std::int64_t k, std::span<const ElementReference> elements,
+                           std::uint64_t total, std::uint64_t unwritten) {
+  const GemmTolerance tol = gemm_tolerance(dtype, k);
+  Correctness result;
+  result.tolerance = tol.formula;
+  result.elements_total = total;
+  result.elements_checked = elements.size();
+  Worst worst;
+  double max_abs = 0;
+  for (const auto& e : elements) compare(tol, e.i, e.j, e.got, e.ref, e.abs_sum, worst, max_abs, e.sq_sum);
+  result.max_abs_error = std::isfinite(worst.abs_error) ? max_abs : std::numeric_limits<double>::infinity();
+  result.max_error_ratio = worst.ratio;
+  result.passed = worst.ratio <= 1.0 && unwritten == 0;
+  result.worst_element = fmt::format("C[{},{}] = {:.9g}, reference {:.9g}", worst.i, worst.j, worst.got, worst.want);
+  if (unwritten > 0) {
+    result.max_error_ratio = std::numeric_limits<double>::infinity();
+    result.worst_element = fmt::format("{} of {} elements never written (still poisoned)", unwritten, total);
+  }
+  return result;
 }
 
 Correctness check_gemm(const GemmOperands& o, std::uint64_t seed) {
   const auto [m, n, k] = o.shape;
-  const Tolerance tol = tolerance_for(o.dtype, k);
+  const GemmTolerance tol = gemm_tolerance(o.dtype, k);
   const bool full = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kFullCheckLimit;
   Correctness result;
   result.tolerance = tol.formula;

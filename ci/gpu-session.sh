@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# What one call to a lent GPU machine runs (the device tool; docs/PERFORMANCE.md says which
+# call produced which figure): unpack the bundle built here, then check, characterize, run
+# and compare. Everything worth keeping goes under $OUT.
+#
+# usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
+#   steps: tests info characterize smoke quick bare baseline
+set -uo pipefail
+bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
+shift
+out=${OUT:-$PWD/gpu-out}
+mkdir -p "$out" /tmp/rooftop-bundle
+export NCCL_NVLS_ENABLE=0  # NVLink multicast stays off on shared machines (KINDS.md)
+export ROOFTOP_HOME=$out/home
+tar -C /tmp/rooftop-bundle -xzf "$bundle"
+bin=$(echo /tmp/rooftop-bundle/rooftop-*/bin)
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
+for step in "$@"; do
+  echo "=== $step ($(date -u +%H:%M:%S))"
+  case $step in
+    tests) "$bin/rooftop_gpu_tests" --durations yes 2>&1 | tee "$out/gpu-tests.txt" ;;
+    info) "$bin/rooftop" info --backend cuda 2>&1 | tee "$out/info.txt" ;;
+    characterize) "$bin/rooftop" characterize --backend cuda 2>&1 | tee "$out/characterize.txt" ;;
+    smoke) "$bin/rooftop" run --suite gemm --backend cuda --tier smoke --out "$out/cuda-smoke-gemm.json" 2>&1 | tail -30 ;;
+    quick) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --out "$out/cuda-quick-gemm.json" \
+             > "$out/cuda-quick-gemm.txt" 2> "$out/cuda-quick-gemm.log"; echo "exit $?"; tail -5 "$out/cuda-quick-gemm.log" ;;
+    bare) "$bin/rooftop_bare_cublaslt_benchmark" 8192x8192x8192,1x14336x4096,16x14336x4096 bf16,fp8,tf32 3 \
+            2>&1 | grep -v "^\[" | tee "$out/bare-cublaslt.txt" ;;
+    baseline) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --repetitions 10 \
+                --benchmark_enable_random_interleaving=true --out "$out/cuda-quick-gemm-baseline.json" > /dev/null 2>&1
+              echo "exit $?" ;;
+    *) echo "unknown step $step" ;;
+  esac
+done
+echo "=== done ($(date -u +%H:%M:%S))"

@@ -1,0 +1,42 @@
+#pragma once
+// One GEMM through cuBLASLt, the way an inference engine lays it out: D[M,N] = A[M,K] x
+// B^T, with the weights B stored [N,K] (K contiguous, as nn.Linear keeps them), all
+// row-major. The algorithm is cuBLASLt's heuristic first choice, recorded by name.
+// Used by the GEMM suite and by `characterize` for the matrix peaks.
+#include <cstdint>
+#include <string>
+
+#include "devices/cuda/gpu_runtime.hpp"
+#include "harness/dtype.hpp"
+
+namespace rooftop::gpu {
+
+class CublasLtMatmul {
+ public:
+  // Throws PointSkipped where the GPU lacks the dtype or cuBLASLt has no algorithm.
+  CublasLtMatmul(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k);
+  CublasLtMatmul(const CublasLtMatmul&) = delete;
+  CublasLtMatmul& operator=(const CublasLtMatmul&) = delete;
+  ~CublasLtMatmul();
+
+  void* a() const { return a_.get(); }
+  void* b() const { return b_.get(); }
+  void* d() const { return d_.get(); }
+  // Queues the product on gpu::stream().
+  void execute();
+  // "cublasLt 13.0.0 algo 66 tile 256x128 stages 4 splitK 1 cluster 2x1x1"
+  const std::string& algorithm() const { return algorithm_; }
+  // Bytes the instance allocates on the device: A, B, D, workspace.
+  static double device_bytes(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k);
+
+ private:
+  Dtype dtype_;
+  DeviceBuffer a_, b_, d_, scales_, workspace_;
+  void* handle_ = nullptr;
+  void* desc_ = nullptr;
+  void* layouts_[3] = {};
+  unsigned char algo_[64] = {};  // cublasLtMatmulAlgo_t, kept opaque here
+  std::string algorithm_;
+};
+
+}  // namespace rooftop::gpu

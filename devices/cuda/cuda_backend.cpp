@@ -1,0 +1,69 @@
+#include "devices/cuda/cuda_backend.hpp"
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <optional>
+
+#include "devices/cuda/characterize.hpp"
+#include "devices/cuda/cuda_info.hpp"
+#include "devices/cuda/cuda_timer.hpp"
+#include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/nvml.hpp"
+
+namespace rooftop::gpu {
+namespace {
+
+class CudaBackend final : public Backend {
+ public:
+  std::string name() const override { return "cuda"; }
+  std::string summary() const override {
+    const auto& g = info();
+    return fmt::format("{}, {} SMs, compute capability {}.{}, {:.0f} GiB, {:.0f} MiB L2, max SM clock {:.0f} MHz, "
+                       "driver {} (CUDA {}), runtime {}{}",
+                       g.name, g.sm_count, g.cc_major, g.cc_minor, g.memory_bytes / 0x1p30, g.l2_bytes / 0x1p20,
+                       g.max_sm_clock_mhz, g.driver_version.empty() ? "?" : g.driver_version,
+                       version_text(g.driver_cuda_version), version_text(g.runtime_version),
+                       g.power_limit_w > 0 ? fmt::format(", power limit {:.0f} W", g.power_limit_w) : "");
+  }
+  nlohmann::ordered_json properties() const override { return to_json(info()); }
+  std::string fingerprint() const override { return gpu::fingerprint(info()); }
+  // The SM clock now (NVML); 0 where NVML is absent, which the gate reads as unknown.
+  double clock_mhz() const override {
+    info();
+    return nvml_ && nvml_->present() ? nvml_->sm_clock_mhz().value_or(0) : 0;
+  }
+  DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const override {
+    return characterize_gpu(info(), options, log);
+  }
+  std::string unavailable_reason() const override {
+    std::call_once(probe_once_, [this] { reason_ = gpu_unavailable_reason(); });
+    return reason_;
+  }
+  double available_memory_bytes() const override {
+    info();
+    std::size_t free = 0, total = 0;
+    ROOFTOP_GPU_CHECK(cudaMemGetInfo(&free, &total));
+    return static_cast<double>(free);
+  }
+  std::unique_ptr<DeviceTimer> make_timer() const override { return make_cuda_timer(info().l2_bytes); }
+
+ private:
+  const GpuInfo& info() const {
+    std::call_once(detect_once_, [this] {
+      info_ = detect_gpu();
+      nvml_.emplace(info_->pci_bus_id);
+    });
+    return *info_;
+  }
+  mutable std::once_flag probe_once_, detect_once_;
+  mutable std::string reason_;
+  mutable std::optional<GpuInfo> info_;
+  mutable std::optional<Nvml> nvml_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+}  // namespace rooftop::gpu

@@ -1,0 +1,102 @@
+#include "devices/cuda/cuda_info.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/nvml.hpp"
+#include "harness/fingerprint.hpp"
+
+namespace rooftop::gpu {
+namespace {
+int selected_ordinal() {
+  const char* s = std::getenv("ROOFTOP_GPU");
+  return s && *s ? std::atoi(s) : 0;
+}
+}  // namespace
+
+std::string version_text(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
+std::string gpu_unavailable_reason() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status == cudaErrorInsufficientDriver) {
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    if (driver == 0) return "no NVIDIA driver is installed (libcuda.so.1 not found)";
+    return fmt::format("the NVIDIA driver supports CUDA {}, older than this build's runtime {}: update the driver",
+                       version_text(driver), version_text(runtime));
+  }
+  if (status == cudaErrorNoDevice || (status == cudaSuccess && count == 0)) return "no CUDA device is present";
+  if (status != cudaSuccess)
+    return fmt::format("the CUDA runtime could not start: {} ({})", cudaGetErrorString(status), cudaGetErrorName(status));
+  if (const int ordinal = selected_ordinal(); ordinal < 0 || ordinal >= count)
+    return fmt::format("ROOFTOP_GPU={} but there are {} CUDA devices (0..{})", ordinal, count, count - 1);
+  return {};
+}
+
+GpuInfo detect_gpu() {
+  GpuInfo g;
+  g.ordinal = selected_ordinal();
+  ROOFTOP_GPU_CHECK(cudaSetDevice(g.ordinal));
+  cudaDeviceProp p{};
+  ROOFTOP_GPU_CHECK(cudaGetDeviceProperties(&p, g.ordinal));
+  g.name = p.name;
+  char bus[32] = {};
+  ROOFTOP_GPU_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, g.ordinal));
+  g.pci_bus_id = bus;
+  g.cc_major = p.major;
+  g.cc_minor = p.minor;
+  g.sm_count = p.multiProcessorCount;
+  int khz = 0;
+  ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, g.ordinal));
+  g.max_sm_clock_mhz = khz / 1000.0;
+  ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, g.ordinal));
+  g.memory_clock_mhz = khz / 1000.0;
+  g.memory_bus_bits = p.memoryBusWidth;
+  g.memory_bytes = static_cast<double>(p.totalGlobalMem);
+  g.l2_bytes = p.l2CacheSize;
+  g.shared_per_block_optin_bytes = static_cast<double>(p.sharedMemPerBlockOptin);
+  g.shared_per_sm_bytes = static_cast<double>(p.sharedMemPerMultiprocessor);
+  ROOFTOP_GPU_CHECK(cudaDriverGetVersion(&g.driver_cuda_version));
+  ROOFTOP_GPU_CHECK(cudaRuntimeGetVersion(&g.runtime_version));
+  const Nvml nvml(g.pci_bus_id);
+  g.nvml_status = nvml.present() ? "ok" : nvml.absent_reason();
+  g.driver_version = nvml.driver_version().value_or("");
+  g.power_limit_w = nvml.power_limit_w().value_or(0);
+  if (const auto max_clock = nvml.max_sm_clock_mhz()) g.max_sm_clock_mhz = *max_clock;
+  return g;
+}
+
+nlohmann::ordered_json to_json(const GpuInfo& g) {
+  return {{"name", g.name},
+          {"vendor", ROOFTOP_GPU_VENDOR},
+          {"ordinal", g.ordinal},
+          {"pci_bus_id", g.pci_bus_id},
+          {"compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)},
+          {"multiprocessors", g.sm_count},
+          {"max_sm_clock_mhz", g.max_sm_clock_mhz},
+          {"memory_clock_mhz", g.memory_clock_mhz},
+          {"memory_bus_bits", g.memory_bus_bits},
+          {"memory_bytes", g.memory_bytes},
+          {"l2_bytes", g.l2_bytes},
+          {"shared_memory_per_block_optin_bytes", g.shared_per_block_optin_bytes},
+          {"shared_memory_per_multiprocessor_bytes", g.shared_per_sm_bytes},
+          {"driver_version", g.driver_version},
+          {"driver_cuda_version", version_text(g.driver_cuda_version)},
+          {"runtime_version", version_text(g.runtime_version)},
+          {"power_limit_w", g.power_limit_w},
+          {"nvml", g.nvml_status}};
+}
+
+std::string fingerprint(const GpuInfo& g) {
+  const std::string identity =
+      fmt::format("{}|{}.{}|{}|{:.0f}|{:.0f}|{:.0f}|{}|{:.0f}", g.name, g.cc_major, g.cc_minor, g.sm_count,
+                  g.max_sm_clock_mhz, g.memory_clock_mhz, g.memory_bytes / 0x1p30, g.memory_bus_bits, g.l2_bytes);
+  return make_fingerprint("cuda", g.name, fmt::format("{}sm", g.sm_count), identity);
+}
+
+}  // namespace rooftop::gpu

@@ -1,0 +1,51 @@
+#include "devices/cuda/gpu_runtime.hpp"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+namespace rooftop::gpu {
+
+void check(cudaError_t status, const char* call, const char* file, int line) {
+  if (status == cudaSuccess) return;
+  throw GpuError(fmt::format("{} call {} failed: {} ({}) at {}:{}", ROOFTOP_GPU_VENDOR, call,
+                             cudaGetErrorString(status), cudaGetErrorName(status), file, line));
+}
+
+void check_launch(const char* kernel, const char* file, int line) {
+  const cudaError_t status = cudaGetLastError();
+  if (status == cudaSuccess) return;
+  throw GpuError(fmt::format("{} kernel {} failed to launch: {} ({}) at {}:{}", ROOFTOP_GPU_VENDOR, kernel,
+                             cudaGetErrorString(status), cudaGetErrorName(status), file, line));
+}
+
+cudaStream_t stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t created = nullptr;
+    ROOFTOP_GPU_CHECK(cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking));
+    return created;
+  }();
+  return s;
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) { ROOFTOP_GPU_CHECK(cudaMalloc(&ptr_, bytes)); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  std::swap(ptr_, other.ptr_);
+  std::swap(bytes_, other.bytes_);
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cudaFree(ptr_);  // a destructor cannot throw; a failed free leaks nothing we can recover
+}
+
+PinnedBuffer::PinnedBuffer(std::size_t bytes) { ROOFTOP_GPU_CHECK(cudaMallocHost(&ptr_, bytes)); }
+PinnedBuffer::~PinnedBuffer() {
+  if (ptr_) cudaFreeHost(ptr_);
+}
+
+}  // namespace rooftop::gpu

@@ -1,0 +1,30 @@
+#pragma once
+// NVML, loaded at run time (libnvidia-ml.so.1 comes with the driver): the SM clock beside
+// every sample, the power limit and the driver version. A machine without it still runs;
+// the readings are then absent.
+#include <optional>
+#include <string>
+
+namespace rooftop::gpu {
+
+class Nvml {
+ public:
+  // Opens NVML for the device at this PCI bus id ("0000:3B:00.0"); absent() tells why not.
+  explicit Nvml(const std::string& pci_bus_id);
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+  ~Nvml();
+  bool present() const { return device_ != nullptr; }
+  const std::string& absent_reason() const { return reason_; }
+  std::optional<double> sm_clock_mhz() const;
+  std::optional<double> max_sm_clock_mhz() const;
+  std::optional<double> power_limit_w() const;
+  std::optional<std::string> driver_version() const;
+
+ private:
+  void* library_ = nullptr;
+  void* device_ = nullptr;
+  std::string reason_;
+};
+
+}  // namespace rooftop::gpu

@@ -1,0 +1,132 @@
+// GPU tests of the CUDA backend (label gpu): run where a GPU is, SKIP (exit 4) elsewhere.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "devices/cuda/cublaslt_matmul.hpp"
+#include "devices/cuda/cuda_info.hpp"
+#include "devices/cuda/cuda_timer.hpp"
+#include "devices/cuda/gpu_kernels.hpp"
+#include "devices/cuda/gpu_runtime.hpp"
+#include "harness/errors.hpp"
+#include "harness/exit_codes.hpp"
+#include "suites/gemm/gemm_cuda.hpp"
+#include "suites/gemm/gemm_cuda_reference.hpp"
+#include "suites/gemm/gemm_problem.hpp"
+
+using namespace rooftop;
+
+namespace {
+// A fresh seed per run (printed by Catch2 on failure through the test name's INFO).
+std::uint64_t fresh_seed() { return Catch::rngSeed() * 7919 + 17; }
+}  // namespace
+
+TEST_CASE("cuBLASLt GEMMs match the reference in every dtype, on shapes off the tile grid", "[gpu]") {
+  const gemm::GemmShape shapes[] = {{96, 160, 208}, {1, 4096, 1024}, {256, 384, 512}, {17, 48, 2064}};
+  for (Dtype d : all_dtypes())
+    for (const auto& s : shapes) {
+      INFO(dtype_name(d) << " " << s.m << "x" << s.n << "x" << s.k << " seed " << fresh_seed());
+      const auto p = gemm::make_gemm_problem(s, d, "cuda", "test");
+      try {
+        auto instance = gemm::create_gemm_cuda(p, fresh_seed());
+        const auto c = instance->check();
+        INFO(c.worst_element << " ratio " << c.max_error_ratio << " (" << c.tolerance << ")");
+        CHECK(c.passed);
+        CHECK(c.elements_checked >= std::min<std::uint64_t>(static_cast<std::uint64_t>(s.m * s.n), gemm::kGpuCheckedElements));
+        CHECK_FALSE(instance->implementation().empty());
+      } catch (const PointSkipped& e) {
+        WARN("skipped: " << e.what());  // fp8 before sm_89, or no algorithm for a shape
+      }
+    }
+}
+
+TEST_CASE("the GPU reference catches a wrong element and unwritten output", "[gpu]") {
+  const gemm::GemmShape s{64, 96, 128};
+  gpu::CublasLtMatmul mm(Dtype::bf16, s.m, s.n, s.k);
+  gpu::fill_uniform(Dtype::bf16, mm.a(), s.m * s.k, fresh_seed(), -1, 1);
+  gpu::fill_uniform(Dtype::bf16, mm.b(), s.n * s.k, fresh_seed() + 1, -1, 1);
+  const std::size_t elements = s.m * s.n;
+
+  // Unwritten: poisoned and never computed.
+  gpu::poison(gpu::OutputType::bf16, mm.d(), elements);
+  CHECK(gpu::count_poisoned(gpu::OutputType::bf16, mm.d(), elements) == elements);
+  auto refs = gemm::reference_on_gpu(Dtype::bf16, s, mm.a(), mm.b(), mm.d(), 1);
+  CHECK_FALSE(gemm::judge_elements(Dtype::bf16, s.k, refs, elements, elements).passed);
+
+  // Computed, then one element changed by a small relative amount: caught.
+  mm.execute();
+  CHECK(gpu::count_poisoned(gpu::OutputType::bf16, mm.d(), elements) == 0);
+  refs = gemm::reference_on_gpu(Dtype::bf16, s, mm.a(), mm.b(), mm.d(), 1);
+  CHECK(gemm::judge_elements(Dtype::bf16, s.k, refs, elements, 0).passed);
+  std::vector<std::uint16_t> host(elements);
+  ROOFTOP_GPU_CHECK(cudaMemcpy(host.data(), mm.d(), elements * 2, cudaMemcpyDeviceToHost));
+  const std::size_t victim = 37 * s.n + 11;
+  host[victim] ^= 0x0040;  // flips a high mantissa bit: ~25% relative change
+  ROOFTOP_GPU_CHECK(cudaMemcpy(mm.d(), host.data(), elements * 2, cudaMemcpyHostToDevice));
+  refs = gemm::reference_on_gpu(Dtype::bf16, s, mm.a(), mm.b(), mm.d(), 1);
+  const auto c = gemm::judge_elements(Dtype::bf16, s.k, refs, elements, 0);
+  CHECK_FALSE(c.passed);
+  CHECK(c.worst_element.find("C[37,11]") != std::string::npos);
+}
+
+TEST_CASE("device fills are random, in range and reproducible", "[gpu]") {
+  const std::size_t n = 1 << 20;
+  gpu::DeviceBuffer a(n * 4), b(n * 4);
+  gpu::fill_uniform(Dtype::fp32, a.get(), n, 42, -1, 1);
+  gpu::fill_uniform(Dtype::fp32, b.get(), n, 42, -1, 1);
+  std::vector<float> x(n), y(n);
+  ROOFTOP_GPU_CHECK(cudaMemcpy(x.data(), a.get(), n * 4, cudaMemcpyDeviceToHost));
+  ROOFTOP_GPU_CHECK(cudaMemcpy(y.data(), b.get(), n * 4, cudaMemcpyDeviceToHost));
+  CHECK(std::memcmp(x.data(), y.data(), n * 4) == 0);
+  double mean = 0;
+  for (float v : x) {
+    REQUIRE(v >= -1.0f);
+    REQUIRE(v <= 1.0f);
+    mean += v;
+  }
+  mean /= n;
+  CHECK(std::fabs(mean) < 0.01);
+  CHECK(std::count(x.begin(), x.end(), x[0]) < 4);
+}
+
+TEST_CASE("the timer measures device time; cold timing is not faster than warm", "[gpu]") {
+  const auto info = gpu::detect_gpu();
+  auto timer = gpu::make_cuda_timer(info.l2_bytes);
+  const std::size_t bytes = 8u << 20;  // fits in L2: cold and warm differ
+  gpu::DeviceBuffer src(bytes), dst(bytes);
+  const auto copy = [&] { gpu::copy_words(dst.get(), src.get(), bytes, info.sm_count * 4); };
+  double warm = 1e9, cold = 1e9;
+  for (int i = 0; i < 20; ++i) {
+    warm = std::min(warm, timer->time(copy, false));
+    cold = std::min(cold, timer->time(copy, true));
+  }
+  INFO("warm " << warm * 1e6 << " us, cold " << cold * 1e6 << " us");
+  CHECK(warm > 0);
+  CHECK(warm < 1e-3);  // 16 MB moved: far under a millisecond on any recent GPU
+  CHECK(cold >= 0.9 * warm);
+}
+
+TEST_CASE("a failed allocation names the call", "[gpu]") {
+  try {
+    gpu::DeviceBuffer huge(std::size_t{1} << 50);
+    FAIL("a petabyte was allocated");
+  } catch (const gpu::GpuError& e) {
+    CHECK(std::string(e.what()).find("cudaMalloc") != std::string::npos);
+  }
+  // The context survives an out-of-memory error: later work still runs.
+  gpu::DeviceBuffer small(1024);
+  gpu::fill_uniform(Dtype::int8, small.get(), 1024, 1, -1, 1);
+  ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+}
+
+int main(int argc, char** argv) {
+  if (const auto why = gpu::gpu_unavailable_reason(); !why.empty()) {
+    std::printf("SKIP: no usable CUDA device: %s\n", why.c_str());
+    return kExitNoDevice;
+  }
+  return Catch::Session().run(argc, argv);
+}
