@@ -11,7 +11,7 @@ shift
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out" /tmp/rooftop-bundle
 export NCCL_NVLS_ENABLE=0  # NVLink multicast stays off on shared machines (KINDS.md)
-export ROOFTOP_HOME=$out/home
+export ROOFTOP_HOME=/tmp/rooftop-home  # the profile is copied out; $OUT returns at most 8 files
 tar -C /tmp/rooftop-bundle -xzf "$bundle"
 bin=$(echo /tmp/rooftop-bundle/rooftop-*/bin)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
@@ -20,10 +20,11 @@ for step in "$@"; do
   case $step in
     tests) "$bin/rooftop_gpu_tests" --durations yes 2>&1 | tee "$out/gpu-tests.txt" ;;
     info) "$bin/rooftop" info --backend cuda 2>&1 | tee "$out/info.txt" ;;
-    characterize) "$bin/rooftop" characterize --backend cuda 2>&1 | tee "$out/characterize.txt" ;;
+    characterize) "$bin/rooftop" characterize --backend cuda 2>&1 | tee "$out/characterize.txt"
+                  cp "$ROOFTOP_HOME"/profiles/cuda-*.json "$out/cuda-profile.json" ;;
     smoke) "$bin/rooftop" run --suite gemm --backend cuda --tier smoke --out "$out/cuda-smoke-gemm.json" 2>&1 | tail -30 ;;
     quick) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --out "$out/cuda-quick-gemm.json" \
-             > "$out/cuda-quick-gemm.txt" 2> "$out/cuda-quick-gemm.log"; echo "exit $?"; tail -5 "$out/cuda-quick-gemm.log" ;;
+             > "$out/cuda-quick-gemm.log" 2>&1; echo "exit $?"; grep -E "failed|error|wrote" "$out/cuda-quick-gemm.log" | tail -8 ;;
     bare) "$bin/rooftop_bare_cublaslt_benchmark" 8192x8192x8192,1x14336x4096,16x14336x4096 bf16,fp8,tf32 3 \
             2>&1 | grep -v "^\[" | tee "$out/bare-cublaslt.txt" ;;
     baseline) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --repetitions 10 \

@@ -9,10 +9,11 @@ namespace rooftop {
 class DeviceTimer {
  public:
   virtual ~DeviceTimer() = default;
-  // Seconds the device spent on the work `enqueue` submits. With `cold`, the device's
-  // last-level cache is flushed first (untimed), so inputs come from memory.
-  virtual double time(const std::function<void()>& enqueue, bool cold) = 0;
-  // Capacity of the cache a flush clears: work that fits is timed cold by default.
+  // Seconds per launch the device spent on the work `enqueue` submits, run `launches`
+  // times back to back between two timestamps. With `cold`, the device's last-level cache
+  // is flushed (untimed) before a single launch, so inputs come from memory.
+  virtual double time(const std::function<void()>& enqueue, bool cold, int launches = 1) = 0;
+  // Capacity of the cache a flush clears (the runner times work up to twice it cold).
   virtual double cache_bytes() const = 0;
 };
 

@@ -75,12 +75,15 @@ CublasLtMatmul::CublasLtMatmul(Dtype dtype, std::int64_t m, std::int64_t n, std:
   ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
   ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb));
   if (dtype == Dtype::fp8) {
-    // Per-tensor scales, as fp8 inference uses them; 1.0 keeps the reference simple.
-    scales_ = DeviceBuffer(2 * sizeof(float));
-    const float ones[2] = {1.0f, 1.0f};
+    // Per-tensor scales, as fp8 inference uses them; 1.0 keeps the reference simple. Each
+    // scale on its own 16-byte boundary: cuBLASLt refuses the product otherwise (seen:
+    // CUBLAS_STATUS_NOT_SUPPORTED at cublasLtMatmul, after its heuristic accepted the desc).
+    constexpr int kScaleStride = 4;  // floats
+    scales_ = DeviceBuffer(2 * kScaleStride * sizeof(float));
+    const float ones[2 * kScaleStride] = {1.0f, 0, 0, 0, 1.0f, 0, 0, 0};
     ROOFTOP_GPU_CHECK(cudaMemcpy(scales_.get(), ones, sizeof ones, cudaMemcpyHostToDevice));
     const void* a_scale = scales_.as<float>();
-    const void* b_scale = scales_.as<float>() + 1;
+    const void* b_scale = scales_.as<float>() + kScaleStride;
     ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale, sizeof a_scale));
     ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale));
   }

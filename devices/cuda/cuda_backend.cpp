@@ -46,7 +46,7 @@ class CudaBackend final : public Backend {
     ROOFTOP_GPU_CHECK(cudaMemGetInfo(&free, &total));
     return static_cast<double>(free);
   }
-  std::unique_ptr<DeviceTimer> make_timer() const override { return make_cuda_timer(info().l2_bytes); }
+  std::unique_ptr<DeviceTimer> make_timer() const override { return make_cuda_timer(info().l2_bytes, info().sm_count); }
 
  private:
   const GpuInfo& info() const {

@@ -8,6 +8,7 @@ namespace rooftop::gpu {
 
 void check(cudaError_t status, const char* call, const char* file, int line) {
   if (status == cudaSuccess) return;
+  cudaGetLastError();  // reported here: the next launch check must not see it again
   throw GpuError(fmt::format("{} call {} failed: {} ({}) at {}:{}", ROOFTOP_GPU_VENDOR, call,
                              cudaGetErrorString(status), cudaGetErrorName(status), file, line));
 }

@@ -95,7 +95,7 @@ TEST_CASE("device fills are random, in range and reproducible", "[gpu]") {
 
 TEST_CASE("the timer measures device time; cold timing is not faster than warm", "[gpu]") {
   const auto info = gpu::detect_gpu();
-  auto timer = gpu::make_cuda_timer(info.l2_bytes);
+  auto timer = gpu::make_cuda_timer(info.l2_bytes, info.sm_count);
   const std::size_t bytes = 8u << 20;  // fits in L2: cold and warm differ
   gpu::DeviceBuffer src(bytes), dst(bytes);
   const auto copy = [&] { gpu::copy_words(dst.get(), src.get(), bytes, info.sm_count * 4); };
