@@ -38,9 +38,11 @@ struct Ceilings {
 enum class Bound { memory, compute, latency };
 std::string_view bound_name(Bound bound);
 
-// An operation whose ideal time at the roof is under this many dispatch latencies cannot
-// fill the device: its time is set by latency, not by the roof.
-inline constexpr double kLatencyBoundFactor = 10.0;
+// An operation whose ideal time at the roof is under this many dispatch latencies is
+// latency-bound: the device's fixed cost per operation is then at least a fifth of the
+// ideal time, so no implementation can reach 1/(1 + 1/5) = 83% of the roof. (10 made an
+// H200's 117 MB decode GEMM, 25 us at the roof beside a 3 us launch, latency-bound.)
+inline constexpr double kLatencyBoundFactor = 5.0;
 
 double attainable_flops(double compute_peak, double bandwidth, double intensity);
 double ridge_intensity(double compute_peak, double bandwidth);

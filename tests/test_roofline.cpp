@@ -58,7 +58,7 @@ TEST_CASE("placement: memory, compute and latency bound", "[roofline]") {
   CHECK(p->bound == Bound::compute);
   CHECK(p->ridge_intensity == Approx(10));
 
-  // Ideal time 1 us < 10 x 2 us dispatch latency: latency-bound whatever the AI.
+  // Ideal time 1 us < 5 x 2 us dispatch latency: latency-bound whatever the AI.
   w = {1e6, 1e3};
   p = place_on_roofline(c, "fp32", w, 5e-6);
   CHECK(p->bound == Bound::latency);
