@@ -4,7 +4,7 @@
 # and compare. Everything worth keeping goes under $OUT.
 #
 # usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
-#   steps: tests info characterize smoke quick bare baseline
+#   steps: tests info characterize smoke quick bare bare-paused baseline aa
 set -uo pipefail
 bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
 shift
@@ -27,6 +27,11 @@ for step in "$@"; do
              > "$out/cuda-quick-gemm.log" 2>&1; echo "exit $?"; grep -E "failed|error|wrote" "$out/cuda-quick-gemm.log" | tail -8 ;;
     bare) "$bin/rooftop_bare_cublaslt_benchmark" 8192x8192x8192,1x14336x4096,16x14336x4096 bf16,fp8,tf32 3 \
             2>&1 | grep -v "^\[" | tee "$out/bare-cublaslt.txt" ;;
+    bare-paused) "$bin/rooftop_bare_cublaslt_benchmark" 8192x8192x8192 bf16,fp8,tf32 5 2 \
+            2>&1 | grep -v "^\[" | tee "$out/bare-cublaslt-paused.txt" ;;
+    aa) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --repetitions 10 \
+          --benchmark_enable_random_interleaving=true --out "$out/cuda-quick-gemm-aa.json" > /dev/null 2>&1
+        echo "exit $?" ;;
     baseline) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --repetitions 10 \
                 --benchmark_enable_random_interleaving=true --out "$out/cuda-quick-gemm-baseline.json" > /dev/null 2>&1
               echo "exit $?" ;;

@@ -4,10 +4,16 @@
 // one would time cuBLASLt by hand. Same process, same algorithm, rounds interleaved.
 // A benchmark whose output is recorded in docs/PERFORMANCE.md, not a test.
 //
-// usage: rooftop_bare_cublaslt_benchmark [MxNxK[,MxNxK...]] [dtype[,dtype...]] [rounds]
+// Each measurement starts from an idle GPU (a pause first): under the 700 W cap the clock a
+// GPU holds depends on how long it has been busy, and the comparison is about the timing
+// path, not about which side ran hotter.
+//
+// usage: rooftop_bare_cublaslt_benchmark [MxNxK[,MxNxK...]] [dtype[,dtype...]] [rounds] [pause_s]
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <sstream>
 #include <vector>
 
@@ -53,6 +59,7 @@ int main(int argc, char** argv) {
   const auto shapes = split(argc > 1 ? argv[1] : "8192x8192x8192");
   const auto dtypes = split(argc > 2 ? argv[2] : "bf16");
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 3;
+  const auto pause = std::chrono::duration<double>(argc > 4 ? std::atof(argv[4]) : 2.0);
   register_all_backends();
   register_all_suites();
   const auto& backend = find_backend("cuda");
@@ -81,7 +88,9 @@ int main(int argc, char** argv) {
       o.out = "bare-cublaslt-benchmark-results.json";
       std::vector<double> bare, harness;
       for (int round = 0; round < rounds; ++round) {
+        std::this_thread::sleep_for(pause);
         bare.push_back(bare_loop(mm, launches));
+        std::this_thread::sleep_for(pause);
         RunMetadata meta;
         meta.backend = "cuda";
         bool interrupted = false;
