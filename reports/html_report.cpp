@@ -19,6 +19,10 @@
 
 namespace rooftop::reports {
 namespace {
+
+// "x1.14"; small ratios keep two significant digits ("x0.0021", not "x0.00").
+std::string ratio_text(double r) { return r >= 0.1 ? fmt::format("x{:.2f}", r) : fmt::format("x{:.2g}", r); }
+
 namespace fs = std::filesystem;
 using kainjow::mustache::data;
 using kainjow::mustache::mustache;
@@ -225,7 +229,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         } else {
           cell.set("value", fmt::format("{:.4g} GFLOP/s", it->second / 1e9));
           if (base != first.end()) {
-            cell.set("ratio", fmt::format("x{:.2f}", it->second / base->second));
+            cell.set("ratio", ratio_text(it->second / base->second));
             log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
           }
           if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
@@ -250,7 +254,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         else {
           double s = 0;
           for (double x : it->second) s += x;
-          cell.set("value", fmt::format("x{:.2f} over {} workloads", std::exp(s / it->second.size()), it->second.size()));
+          cell.set("value", ratio_text(std::exp(s / it->second.size())) + fmt::format(" over {} workloads", it->second.size()));
         }
         cells.push_back(cell);
       }

@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -26,6 +28,48 @@ TEST_CASE("GEMM FLOP and byte counts", "[gemm]") {
   CHECK(w.flops == 2.0 * 16 * 14336 * 4096);
   CHECK(w.bytes == 16.0 * 4096 + 4096.0 * 14336 + 16.0 * 14336 * 4);
   CHECK(w.arithmetic_intensity() == Approx(w.flops / w.bytes));
+  // fp8: e4m3 inputs, bf16 output; tf32: fp32 storage.
+  w = gemm_work(llama, Dtype::fp8);
+  CHECK(w.bytes == 16.0 * 4096 + 4096.0 * 14336 + 16.0 * 14336 * 2);
+  CHECK(gemm_work(square, Dtype::tf32).bytes == gemm_work(square, Dtype::fp32).bytes);
+  CHECK(gemm_work(square, Dtype::fp16).bytes == gemm_work(square, Dtype::bf16).bytes);
+}
+
+TEST_CASE("GPU sweeps add 8192^3 and the GPU dtypes; the CPU keeps its three", "[gemm]") {
+  const auto gpu = gemm_sweep(Tier::quick, "cuda");
+  const auto cpu = gemm_sweep(Tier::quick, "cpu");
+  auto count = [](const std::vector<Problem>& ps, const std::string& part) {
+    return std::count_if(ps.begin(), ps.end(), [&](const Problem& p) { return p.name().find(part) != std::string::npos; });
+  };
+  CHECK(count(gpu, "gemm/cuda/fp8/m8192_n8192_k8192") == 1);
+  CHECK(count(gpu, "/tf32/") == count(gpu, "/bf16/"));
+  CHECK(count(cpu, "m8192") == 0);
+  CHECK(count(cpu, "/fp8/") == 0);
+  CHECK(gpu.size() == 6 * 18);  // 6 dtypes x (6 squares + 3 x 4 Llama projections)
+  for (const auto& p : gpu) CHECK(p.memory_bytes > p.work.bytes);  // + the library's workspace
+}
+
+TEST_CASE("error bounds per dtype: what each one allows and why", "[gemm]") {
+  // tf32 allows for its input rounding, which fp32 does not.
+  CHECK(gemm_tolerance(Dtype::tf32, 4096).input > 0);
+  CHECK(gemm_tolerance(Dtype::fp32, 4096).input == 0);
+  // fp8's accumulation term is wider than the fp32 one (Hopper's fp8 accumulation).
+  CHECK(gemm_tolerance(Dtype::fp8, 4096).gamma > 10 * gemm_tolerance(Dtype::bf16, 4096).gamma);
+  // Outputs: fp16 rounds finer than bf16; int8 is exact.
+  CHECK(gemm_tolerance(Dtype::fp16, 64).u_out < gemm_tolerance(Dtype::bf16, 64).u_out);
+  CHECK(gemm_tolerance(Dtype::int8, 64).absolute == 0.5);
+
+  // judge_elements: within the bound passes; a doubled term fails; unwritten fails.
+  const std::int64_t k = 256;
+  ElementReference ok{3, 4, 10.0 + 1e-7, 10.0, 64.0, 16.0};
+  ElementReference doubled{5, 6, 10.0 + 0.25, 10.0, 64.0, 16.0};  // one extra |a*b| of 64/256
+  CHECK(judge_elements(Dtype::fp32, k, std::vector{ok}, 100, 0).passed);
+  const auto bad = judge_elements(Dtype::fp32, k, std::vector{ok, doubled}, 100, 0);
+  CHECK_FALSE(bad.passed);
+  CHECK(bad.worst_element.find("C[5,6]") != std::string::npos);
+  const auto unwritten = judge_elements(Dtype::fp32, k, std::vector{ok}, 100, 7);
+  CHECK_FALSE(unwritten.passed);
+  CHECK(unwritten.worst_element.find("7 of 100 elements never written") != std::string::npos);
 }
 
 TEST_CASE("the sweeps hold the shapes the tiers promise", "[gemm]") {

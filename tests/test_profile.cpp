@@ -20,6 +20,7 @@ DeviceProfile good_profile() {
   p.measured.compute = {{"fp32_vector_fma", "fp32", "avx512_fma", 2.8e11}, {"int8_matrix", "int8", "brg", 7.6e11}};
   p.measured.bandwidth = {{"L1", 3.9e11, 65536}, {"DRAM", 2e10, 0}};
   p.measured.dispatch_latency_s = 1.7e-6;
+  p.measured.links = {{"host_to_device", 5.5e10}};
   p.bandwidth_sweep = {{8192, 3.9e11}, {1 << 28, 2e10}};
   p.datasheet = Datasheet{"Test CPU", "vendor sheet", {{{"fp32_peak", "fp32", "avx512", 3.2e11}}, {{"DRAM", 2.5e10, 0}}, 0, {}}};
   return p;
@@ -38,6 +39,9 @@ TEST_CASE("a good profile round-trips", "[profile]") {
   CHECK(p.measured.bandwidth[1].capacity_bytes == 0);
   CHECK(p.measured.dispatch_latency_s == 1.7e-6);
   CHECK(p.bandwidth_sweep.size() == 2);
+  REQUIRE(p.measured.links.size() == 1);
+  CHECK(p.measured.links[0].name == "host_to_device");
+  CHECK(p.measured.links[0].bytes_per_s == 5.5e10);
   REQUIRE(p.datasheet);
   CHECK(p.datasheet->source == "vendor sheet");
 }

@@ -30,11 +30,13 @@ void add_characterize_command(CLI::App& app, int& exit_code) {
     const auto& b = find_backend(*backend);
     CharacterizeOptions options;
     options.quick = *quick;
-    auto profile = b.characterize(options, std::cerr);
-    const auto& props = profile.device;
+    // The datasheet is resolved first: a wrong --datasheet fails before minutes of measuring.
+    const auto props = b.properties();
     const std::string device_name = props.value("name", props.value("model_name", std::string()));
-    profile.datasheet = resolve_datasheet(*datasheet, device_name, default_specs_dir());
-    fmt::print(stderr, "datasheet: {}\n", profile.datasheet ? profile.datasheet->name : "none matches '" + device_name + "'");
+    const auto sheet = resolve_datasheet(*datasheet, device_name, default_specs_dir());
+    auto profile = b.characterize(options, std::cerr);
+    profile.datasheet = sheet;
+    fmt::print(stderr, "datasheet: {}\n", sheet ? sheet->name : "none matches '" + device_name + "'");
     const auto path = out->empty() ? default_profile_path(profile.fingerprint) : std::filesystem::path(*out);
     if (*merge && std::filesystem::exists(path)) {
       const auto stored = load_profile(path);
