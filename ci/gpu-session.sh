@@ -4,7 +4,7 @@
 # and compare. Everything worth keeping goes under $OUT.
 #
 # usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
-#   steps: tests info characterize smoke quick bare bare-paused baseline aa
+#   steps: tests info characterize smoke quick bare bare-paused baseline aa gate
 set -uo pipefail
 bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
 shift
@@ -29,6 +29,9 @@ for step in "$@"; do
             2>&1 | grep -v "^\[" | tee "$out/bare-cublaslt.txt" ;;
     bare-paused) "$bin/rooftop_bare_cublaslt_benchmark" 8192x8192x8192 bf16,fp8,tf32 5 2 \
             2>&1 | grep -v "^\[" | tee "$out/bare-cublaslt-paused.txt" ;;
+    gate) python3 tests/gate_suite.py "$bin/rooftop" baselines gemm cuda /tmp/rooftop-gate 2>&1 | tail -4
+          echo "gate exit ${PIPESTATUS[0]}"; cp /tmp/rooftop-gate/gate-gemm-cuda.md "$out/" 2>/dev/null
+          python3 tests/cuda_presence.py "$bin/rooftop" | tail -3 ;;
     aa) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --repetitions 10 \
           --benchmark_enable_random_interleaving=true --out "$out/cuda-quick-gemm-aa.json" > /dev/null 2>&1
         echo "exit $?" ;;
