@@ -22,10 +22,16 @@ double ridge_intensity(double compute_peak, double bandwidth) {
   return bandwidth > 0 ? compute_peak / bandwidth : std::numeric_limits<double>::infinity();
 }
 
+bool can_execute(std::string_view unit_dtype, std::string_view problem_dtype) {
+  if (unit_dtype == problem_dtype) return true;
+  // Narrow floating types widen exactly to fp32, and tf32 is fp32 data: fp32 units run them.
+  return unit_dtype == "fp32" && (problem_dtype == "bf16" || problem_dtype == "fp16" || problem_dtype == "tf32");
+}
+
 const ComputeCeiling* compute_ceiling_for(const Ceilings& ceilings, std::string_view dtype) {
   const ComputeCeiling* best = nullptr;
   for (const auto& c : ceilings.compute)
-    if (c.dtype == dtype && c.flops_per_s > 0 && (!best || c.flops_per_s > best->flops_per_s))
+    if (can_execute(c.dtype, dtype) && c.flops_per_s > 0 && (!best || c.flops_per_s > best->flops_per_s))
       best = &c;
   return best;
 }

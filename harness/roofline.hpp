@@ -47,7 +47,12 @@ inline constexpr double kLatencyBoundFactor = 5.0;
 double attainable_flops(double compute_peak, double bandwidth, double intensity);
 double ridge_intensity(double compute_peak, double bandwidth);
 
-// The highest compute ceiling that bounds this dtype, or nullptr.
+// True when units measured for `unit_dtype` can run a `problem_dtype` problem: the same
+// dtype, or fp32 units for bf16, fp16 and tf32 (which widen to fp32 exactly). A roof must
+// bound every way the work could run: on a CPU without bf16 units, a bf16 kernel that
+// widens to fp32 outran the bf16 matrix ceiling by 43%.
+bool can_execute(std::string_view unit_dtype, std::string_view problem_dtype);
+// The highest compute ceiling that can execute this dtype, or nullptr.
 const ComputeCeiling* compute_ceiling_for(const Ceilings& ceilings, std::string_view dtype);
 // A level bounds a working set up to this many times its capacity: repeated iterations
 // leave part of a slightly larger set resident (seen: a 50 MB GEMV over a 36 MB L3 ran

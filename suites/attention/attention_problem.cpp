@@ -1,0 +1,150 @@
+#include "suites/attention/attention_problem.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "harness/errors.hpp"
+
+namespace rooftop::attention {
+
+double unmasked_pairs(std::int64_t sq, std::int64_t skv, bool causal) {
+  if (!causal) return static_cast<double>(sq) * static_cast<double>(skv);
+  // Row i sees keys 0 .. i + (skv - sq): the queries are the last sq positions.
+  double pairs = 0;
+  for (std::int64_t i = 0; i < sq; ++i) pairs += static_cast<double>(std::clamp<std::int64_t>(i + skv - sq + 1, 0, skv));
+  return pairs;
+}
+
+Work attention_work(const AttentionShape& s, Dtype dtype) {
+  const double in = static_cast<double>(input_size(dtype));
+  const double pairs = unmasked_pairs(s.sq, s.skv, s.causal);
+  const double q = static_cast<double>(s.b * s.hq * s.sq * s.d), kv = static_cast<double>(s.b * s.hkv * s.skv * s.d);
+  return {4.0 * static_cast<double>(s.b * s.hq) * pairs * static_cast<double>(s.d), (2 * q + 2 * kv) * in};
+}
+
+void validate(const AttentionShape& s) {
+  const auto bad = [](const std::string& what) { throw InputError("attention shape: " + what); };
+  if (s.b <= 0 || s.hq <= 0 || s.hkv <= 0 || s.d <= 0) bad("batch, heads and head dim must be positive");
+  if (s.sq <= 0 || s.skv <= 0) bad("sequence lengths must be positive (a zero-length sequence has no attention)");
+  if (s.hq % s.hkv != 0)
+    bad(fmt::format("{} query heads do not divide into {} KV heads: GQA needs Hq a multiple of Hkv", s.hq, s.hkv));
+  if (s.d != 64 && s.d != 128) bad(fmt::format("head dim {} is not supported: use 64 or 128", s.d));
+  if (s.decode && s.causal) bad("decode has one query, which sees the whole cache: causal does not apply");
+  if (s.block != 0 && (s.block != 16 && s.block != 32)) bad(fmt::format("paged block size {}: use 16 or 32", s.block));
+  if (s.block != 0 && !s.decode) bad("a paged cache is a decode layout");
+  if (s.block != 0 && s.skv % s.block != 0)
+    bad(fmt::format("cache length {} is not a whole number of {}-token blocks", s.skv, s.block));
+  if (s.impl != "fused" && s.impl != "onednn") bad("implementation '" + s.impl + "': use fused or onednn");
+  if (s.impl == "onednn" && s.decode) bad("the unfused oneDNN path is a prefill path");
+}
+
+Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string_view backend) {
+  validate(s);
+  Problem p;
+  p.family = "attention";
+  p.backend = std::string(backend);
+  p.dtype = std::string(dtype_name(dtype));
+  if (s.decode)
+    p.shape = fmt::format("decode_b{}_hq{}_hkv{}_kv{}_d{}_{}", s.b, s.hq, s.hkv, s.skv, s.d,
+                          s.block ? fmt::format("paged{}", s.block) : "contiguous");
+  else
+    p.shape = fmt::format("prefill_b{}_hq{}_hkv{}_s{}_d{}_{}_{}", s.b, s.hq, s.hkv, s.sq, s.d,
+                          s.causal ? "causal" : "full", s.impl);
+  p.params = {{"kind", s.decode ? "decode" : "prefill"}, {"b", s.b}, {"hq", s.hq}, {"hkv", s.hkv}, {"sq", s.sq},
+              {"skv", s.skv}, {"d", s.d}, {"causal", s.causal}, {"block", s.block}, {"impl", s.impl},
+              {"layout", s.block ? "Q, O [B,Hq,1,D]; K, V in blocks [blocks,Hkv,block,D] via a shuffled block table"
+                                 : "Q, O [B,Hq,S,D]; K, V [B,Hkv,S,D]; query head h uses KV head h / (Hq/Hkv)"}};
+  p.work = attention_work(s, dtype);
+  // Inputs and output, plus the unfused path's score matrix (fp32) and, for bf16, its copy.
+  const double scores = s.impl == "onednn" ? static_cast<double>(s.b * s.hq * s.sq * s.skv) * 6 : 0;
+  p.memory_bytes = p.work.bytes + scores;
+  return p;
+}
+
+AttentionShape shape_of(const Problem& p) {
+  const auto& j = p.params;
+  AttentionShape s;
+  s.decode = j.at("kind") == "decode";
+  s.b = j.at("b");
+  s.hq = j.at("hq");
+  s.hkv = j.at("hkv");
+  s.sq = j.at("sq");
+  s.skv = j.at("skv");
+  s.d = j.at("d");
+  s.causal = j.at("causal");
+  s.block = j.at("block");
+  s.impl = j.at("impl");
+  return s;
+}
+
+AttentionShape parse_attention_shape(std::string_view text) {
+  const auto usage = [&] {
+    throw InputError(fmt::format("attention shape '{}': write prefill:BxHqxHkvxSxD[:causal][:onednn] or "
+                                 "decode:BxHqxHkvxSkvxD[:paged16|:paged32], e.g. prefill:1x32x8x4096x128:causal",
+                                 text));
+  };
+  const auto split = [](std::string_view t, char sep) {
+    std::vector<std::string_view> parts;
+    for (std::size_t at = 0;;) {
+      const auto next = t.find(sep, at);
+      parts.push_back(t.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at));
+      if (next == std::string_view::npos) return parts;
+      at = next + 1;
+    }
+  };
+  const auto fields = split(text, ':');
+  if (fields.size() < 2 || (fields[0] != "prefill" && fields[0] != "decode")) usage();
+  AttentionShape s;
+  s.decode = fields[0] == "decode";
+  const auto dims = split(fields[1], 'x');
+  if (dims.size() != 5) usage();
+  std::int64_t v[5];
+  for (int i = 0; i < 5; ++i) {
+    const auto [end, ec] = std::from_chars(dims[i].data(), dims[i].data() + dims[i].size(), v[i]);
+    if (ec != std::errc() || end != dims[i].data() + dims[i].size())
+      throw InputError(fmt::format("attention shape '{}': '{}' is not a whole number", text, dims[i]));
+  }
+  s.b = v[0];
+  s.hq = v[1];
+  s.hkv = v[2];
+  s.sq = s.decode ? 1 : v[3];
+  s.skv = v[3];
+  s.d = v[4];
+  for (std::size_t i = 2; i < fields.size(); ++i) {
+    if (fields[i] == "causal") s.causal = true;
+    else if (fields[i] == "onednn" || fields[i] == "fused") s.impl = std::string(fields[i]);
+    else if (fields[i] == "paged16") s.block = 16;
+    else if (fields[i] == "paged32") s.block = 32;
+    else usage();
+  }
+  validate(s);
+  return s;
+}
+
+std::vector<Problem> attention_sweep(Tier tier, std::string_view backend) {
+  std::vector<Problem> points;
+  // Prefill: Llama-3-8B's heads (32 query over 8 KV, D = 128) at CPU-sized head counts.
+  const std::vector<std::int64_t> seqs = tier == Tier::smoke ? std::vector<std::int64_t>{256}
+                                         : tier == Tier::quick ? std::vector<std::int64_t>{512, 1024, 2048}
+                                                               : std::vector<std::int64_t>{512, 1024, 2048, 4096};
+  const std::int64_t hq = 8, hkv = 2, d = tier == Tier::smoke ? 64 : 128;
+  for (Dtype dtype : {Dtype::fp32, Dtype::bf16})
+    for (auto s : seqs)
+      for (bool causal : {false, true})
+        for (const char* impl : {"fused", "onednn"})
+          points.push_back(make_attention_problem({false, 1, hq, hkv, s, s, d, causal, 0, impl}, dtype, backend));
+  // Decode: 32 query over 8 KV heads, D = 128, contiguous and paged.
+  const std::vector<std::int64_t> caches = tier == Tier::smoke ? std::vector<std::int64_t>{1024}
+                                                               : std::vector<std::int64_t>{1024, 4096};
+  const std::vector<std::int64_t> batches = tier == Tier::smoke ? std::vector<std::int64_t>{2} : std::vector<std::int64_t>{1, 8};
+  for (Dtype dtype : {Dtype::fp32, Dtype::bf16})
+    for (auto b : batches)
+      for (auto kv : caches)
+        for (std::int64_t block : {0, 16})
+          points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused"}, dtype, backend));
+  return points;
+}
+
+}  // namespace rooftop::attention

@@ -1,0 +1,41 @@
+#pragma once
+// The attention problem: prefill (B x Hq x S x D over B x Hkv x S x D keys and values,
+// causal or not, MHA or GQA) and decode (one new query per sequence against a KV cache,
+// contiguous or paged). Its FLOP and byte counts live here and nowhere else.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/dtype.hpp"
+#include "harness/problem.hpp"
+
+namespace rooftop::attention {
+
+struct AttentionShape {
+  bool decode = false;
+  std::int64_t b = 1, hq = 1, hkv = 1, sq = 1, skv = 1, d = 64;
+  bool causal = false;     // prefill only: query i sees keys j <= i + (skv - sq)
+  std::int64_t block = 0;  // decode: paged cache block size (16 or 32); 0 = contiguous
+  std::string impl = "fused";  // "fused" (our kernel) or "onednn" (unfused: matmul, softmax, matmul)
+
+  std::int64_t group() const { return hq / hkv; }
+};
+
+// Query-key pairs the mask leaves, per (batch, head): exact, not a blanket half.
+double unmasked_pairs(std::int64_t sq, std::int64_t skv, bool causal);
+// FLOPs = 4 B Hq pairs D (QK^T and PV, two FLOPs a multiply-add); bytes = Q, K, V read
+// once and O written once (decode: the whole KV cache once).
+Work attention_work(const AttentionShape& shape, Dtype dtype);
+
+// Throws InputError: head counts that do not divide, zero lengths, head dims other than
+// 64 or 128, causal decode, block sizes other than 16 or 32, an unknown implementation.
+void validate(const AttentionShape& shape);
+Problem make_attention_problem(const AttentionShape& shape, Dtype dtype, std::string_view backend);
+AttentionShape shape_of(const Problem& problem);
+// "prefill:BxHqxHkvxSxD[:causal][:onednn]" or "decode:BxHqxHkvxSkvxD[:paged16|:paged32]".
+AttentionShape parse_attention_shape(std::string_view text);
+
+std::vector<Problem> attention_sweep(Tier tier, std::string_view backend);
+
+}  // namespace rooftop::attention

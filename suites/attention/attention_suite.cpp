@@ -1,0 +1,28 @@
+#include "suites/attention/attention_suite.hpp"
+
+#include "harness/errors.hpp"
+#include "harness/registry.hpp"
+#include "suites/attention/attention_cpu.hpp"
+#include "suites/attention/attention_problem.hpp"
+
+namespace rooftop::attention {
+
+void register_attention_suite() {
+  Family f;
+  f.name = "attention";
+  f.description = "Scaled dot-product attention: prefill (causal or not, MHA/GQA) and decode (contiguous or paged KV cache)";
+  f.backends = {"cpu"};
+  f.dtypes = {"fp32", "bf16", "fp16"};
+  f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
+  f.sweep = attention_sweep;
+  f.make_problem = [](std::string_view shape, std::string_view dtype, std::string_view backend) {
+    return make_attention_problem(parse_attention_shape(shape), parse_dtype(dtype), backend);
+  };
+  f.create = [](const Problem& p, std::uint64_t seed) -> std::unique_ptr<Instance> {
+    if (p.backend == "cpu") return create_attention_cpu(p, seed);
+    throw PointSkipped("attention has no '" + p.backend + "' implementation in this build yet");
+  };
+  register_family(std::move(f));
+}
+
+}  // namespace rooftop::attention

@@ -1,0 +1,4 @@
+#pragma once
+namespace rooftop::attention {
+void register_attention_suite();
+}  // namespace rooftop::attention

@@ -1,0 +1,108 @@
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "harness/errors.hpp"
+#include "suites/attention/attention_cpu.hpp"
+#include "suites/attention/attention_cpu_fused.hpp"
+#include "suites/attention/attention_data.hpp"
+#include "suites/attention/attention_problem.hpp"
+
+using namespace rooftop;
+using namespace rooftop::attention;
+
+namespace {
+double brute_force_pairs(std::int64_t sq, std::int64_t skv) {
+  double n = 0;
+  for (std::int64_t i = 0; i < sq; ++i)
+    for (std::int64_t j = 0; j < skv; ++j) n += j <= i + (skv - sq);
+  return n;
+}
+std::uint64_t fresh_seed() { return Catch::rngSeed() * 104729 + 3; }
+}  // namespace
+
+TEST_CASE("causal masks leave exactly the pairs a brute-force count finds", "[attention]") {
+  for (std::int64_t sq : {1, 2, 7, 64, 100, 513})
+    for (std::int64_t skv : {1, 3, 64, 100, 513, 1000}) {
+      INFO(sq << " queries, " << skv << " keys");
+      CHECK(unmasked_pairs(sq, skv, true) == brute_force_pairs(sq, skv));
+      CHECK(unmasked_pairs(sq, skv, false) == static_cast<double>(sq * skv));
+    }
+  // Square causal: S(S+1)/2, not a blanket half.
+  CHECK(unmasked_pairs(4096, 4096, true) == 4096.0 * 4097 / 2);
+}
+
+TEST_CASE("attention work: 4 B Hq pairs D FLOPs; Q, K, V read and O written once", "[attention]") {
+  AttentionShape s{false, 2, 32, 8, 1024, 1024, 128, false, 0, "fused"};
+  auto w = attention_work(s, Dtype::bf16);
+  CHECK(w.flops == 4.0 * 2 * 32 * 1024 * 1024 * 128);
+  CHECK(w.bytes == (2.0 * 2 * 32 * 1024 * 128 + 2.0 * 2 * 8 * 1024 * 128) * 2);
+  s.causal = true;
+  CHECK(attention_work(s, Dtype::bf16).flops == 4.0 * 2 * 32 * (1024.0 * 1025 / 2) * 128);
+  // Decode: the whole cache once.
+  AttentionShape d{true, 32, 32, 8, 1, 4096, 128, false, 16, "fused"};
+  w = attention_work(d, Dtype::fp16);
+  CHECK(w.bytes == (2.0 * 32 * 32 * 128 + 2.0 * 32 * 8 * 4096 * 128) * 2);
+}
+
+TEST_CASE("attention shapes: accepted, and refused with the reason", "[attention]") {
+  auto s = parse_attention_shape("prefill:1x32x8x4096x128:causal:onednn");
+  CHECK(s.causal);
+  CHECK(s.impl == "onednn");
+  CHECK(s.group() == 4);
+  s = parse_attention_shape("decode:64x32x8x32768x128:paged32");
+  CHECK(s.decode);
+  CHECK(s.sq == 1);
+  CHECK(s.block == 32);
+  CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x6x1024x128"), Catch::Contains("do not divide"));
+  CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x96"), Catch::Contains("head dim 96"));
+  CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x0x128"), Catch::Contains("zero-length"));
+  CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1000x128:paged16"), Catch::Contains("whole number of 16-token blocks"));
+  CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:causal"), Catch::Contains("causal does not apply"));
+  CHECK_THROWS_WITH(parse_attention_shape("prefill:1,32,8,1024,128"), Catch::Contains("write prefill:BxHqxHkvxSxD"));
+  CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:paged16"), Catch::Contains("decode layout"));
+}
+
+TEST_CASE("CPU attention matches the reference: fused and oneDNN, causal or not, GQA, odd lengths, paged", "[attention]") {
+  struct Case {
+    const char* shape;
+    Dtype dtype;
+  };
+  const Case cases[] = {
+      {"prefill:1x4x4x77x64", Dtype::fp32},          // MHA, a length off the tile grid
+      {"prefill:2x8x2x130x64:causal", Dtype::fp32},  // GQA 4:1, causal, odd length
+      {"prefill:1x6x1x65x128:causal", Dtype::bf16},  // MQA, bf16
+      {"prefill:1x4x2x33x64:causal", Dtype::fp16},
+      {"prefill:1x8x2x100x64:onednn", Dtype::fp32},
+      {"prefill:1x8x2x100x64:causal:onednn", Dtype::bf16},
+      {"decode:3x8x2x96x128", Dtype::fp32},
+      {"decode:3x8x2x96x128:paged16", Dtype::bf16},  // shuffled block table
+      {"decode:2x32x8x160x64:paged32", Dtype::fp32},
+  };
+  for (const auto& c : cases) {
+    INFO(c.shape << " " << dtype_name(c.dtype));
+    const auto p = make_attention_problem(parse_attention_shape(c.shape), c.dtype, "cpu");
+    auto instance = create_attention_cpu(p, fresh_seed());
+    const auto result = instance->check();
+    INFO(result.worst_element << " ratio " << result.max_error_ratio << " (" << result.tolerance << ")");
+    CHECK(result.passed);
+    CHECK(result.elements_checked == result.elements_total);
+  }
+}
+
+TEST_CASE("the attention reference catches a wrong or unwritten output", "[attention]") {
+  AttentionData data(parse_attention_shape("prefill:1x4x2x40x64:causal"), Dtype::fp32, fresh_seed());
+  data.poison_output();
+  const auto unwritten = data.check(1);
+  CHECK_FALSE(unwritten.passed);
+  CHECK_THAT(unwritten.worst_element, Catch::Contains("never written"));
+
+  fused_attention_cpu(data);
+  REQUIRE(data.check(1).passed);
+  // One element (head 3, position 17, dim 5) off by 1e-3: far above fp32 rounding.
+  auto* o = static_cast<float*>(data.o());
+  o[(3 * 40 + 17) * 64 + 5] += 1e-3f;
+  const auto wrong = data.check(1);
+  CHECK_FALSE(wrong.passed);
+  CHECK_THAT(wrong.worst_element, Catch::Contains("O[b0,h3,i17,d5]"));
+}
