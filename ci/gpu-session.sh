@@ -4,7 +4,7 @@
 # and compare. Everything worth keeping goes under $OUT.
 #
 # usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
-#   steps: tests info characterize smoke quick bare bare-paused baseline aa gate
+#   steps: tests info characterize smoke quick bare bare-paused baseline aa gate attention
 set -uo pipefail
 bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
 shift
@@ -32,6 +32,8 @@ for step in "$@"; do
     gate) python3 tests/gate_suite.py "$bin/rooftop" baselines gemm cuda /tmp/rooftop-gate 2>&1 | tail -4
           echo "gate exit ${PIPESTATUS[0]}"; cp /tmp/rooftop-gate/gate-gemm-cuda.md "$out/" 2>/dev/null
           python3 tests/cuda_presence.py "$bin/rooftop" | tail -3 ;;
+    attention) "$bin/rooftop" run --suite attention --backend cuda --tier quick --out "$out/cuda-quick-attention.json" \
+                 > "$out/cuda-quick-attention.log" 2>&1; echo "exit $?"; grep -E "^attention" "$out/cuda-quick-attention.log" | cut -c1-60,150- ;;
     aa) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --repetitions 10 \
           --benchmark_enable_random_interleaving=true --out "$out/cuda-quick-gemm-aa.json" > /dev/null 2>&1
         echo "exit $?" ;;

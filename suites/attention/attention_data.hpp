@@ -23,6 +23,10 @@ class AttentionData {
   const void* k_pool() const { return k_.data(); }
   const void* v_pool() const { return v_.data(); }
   void* o() { return o_.data(); }
+  std::size_t q_bytes() const { return q_.size(); }
+  std::size_t kv_bytes() const { return k_.size(); }
+  // [B][Skv / block] pool block ids; empty for a contiguous cache.
+  const std::vector<std::int32_t>& block_table() const { return block_table_; }
   // Element offset of key/value row j of (batch b, KV head h): contiguous [B,Hkv,S,D],
   // or through the block table into [blocks,Hkv,block,D].
   std::int64_t kv_offset(std::int64_t b, std::int64_t h, std::int64_t j) const;

@@ -125,6 +125,19 @@ AttentionShape parse_attention_shape(std::string_view text) {
 
 std::vector<Problem> attention_sweep(Tier tier, std::string_view backend) {
   std::vector<Problem> points;
+  if (backend != "cpu") {
+    // GPU decode (the prefill kernel comes next): the B = 32, 32 over 8 heads,
+    // D = 128, caches from 1k to 32k, contiguous and paged.
+    const std::vector<std::int64_t> caches = tier == Tier::smoke ? std::vector<std::int64_t>{1024}
+                                             : std::vector<std::int64_t>{1024, 4096, 16384, 32768};
+    const std::vector<std::int64_t> batches = tier == Tier::smoke ? std::vector<std::int64_t>{4} : std::vector<std::int64_t>{1, 32};
+    for (Dtype dtype : {Dtype::bf16, Dtype::fp16})
+      for (auto b : batches)
+        for (auto kv : caches)
+          for (std::int64_t block : {0, 16})
+            points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused"}, dtype, backend));
+    return points;
+  }
   // Prefill: Llama-3-8B's heads (32 query over 8 KV, D = 128) at CPU-sized head counts.
   const std::vector<std::int64_t> seqs = tier == Tier::smoke ? std::vector<std::int64_t>{256}
                                          : tier == Tier::quick ? std::vector<std::int64_t>{512, 1024, 2048}

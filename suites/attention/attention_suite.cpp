@@ -3,6 +3,9 @@
 #include "harness/errors.hpp"
 #include "harness/registry.hpp"
 #include "suites/attention/attention_cpu.hpp"
+#if defined(ROOFTOP_HAVE_CUDA)
+#include "suites/attention/attention_cuda.hpp"
+#endif
 #include "suites/attention/attention_problem.hpp"
 
 namespace rooftop::attention {
@@ -12,6 +15,9 @@ void register_attention_suite() {
   f.name = "attention";
   f.description = "Scaled dot-product attention: prefill (causal or not, MHA/GQA) and decode (contiguous or paged KV cache)";
   f.backends = {"cpu"};
+#if defined(ROOFTOP_HAVE_CUDA)
+  f.backends.push_back("cuda");
+#endif
   f.dtypes = {"fp32", "bf16", "fp16"};
   f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
   f.sweep = attention_sweep;
@@ -20,6 +26,9 @@ void register_attention_suite() {
   };
   f.create = [](const Problem& p, std::uint64_t seed) -> std::unique_ptr<Instance> {
     if (p.backend == "cpu") return create_attention_cpu(p, seed);
+#if defined(ROOFTOP_HAVE_CUDA)
+    if (p.backend == "cuda") return create_attention_cuda(p, seed);
+#endif
     throw PointSkipped("attention has no '" + p.backend + "' implementation in this build yet");
   };
   register_family(std::move(f));

@@ -14,6 +14,8 @@
 #include "devices/cuda/gpu_runtime.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
+#include "suites/attention/attention_cuda.hpp"
+#include "suites/attention/attention_problem.hpp"
 #include "suites/gemm/gemm_cuda.hpp"
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
@@ -42,6 +44,23 @@ TEST_CASE("cuBLASLt GEMMs match the reference in every dtype, on shapes off the 
         WARN("skipped: " << e.what());  // fp8 before sm_89, or no algorithm for a shape
       }
     }
+}
+
+TEST_CASE("split-KV decode matches the reference: contiguous and paged, GQA ratios, odd lengths", "[gpu][attention]") {
+  const char* shapes[] = {"decode:3x8x8x96x64", "decode:2x32x8x1000x128", "decode:5x16x2x4096x128:paged16",
+                          "decode:4x32x4x2080x128:paged32", "decode:1x8x1x33x64"};
+  for (const char* text : shapes)
+    for (Dtype d : {Dtype::bf16, Dtype::fp16, Dtype::fp32}) {
+      INFO(text << " " << dtype_name(d));
+      const auto p = attention::make_attention_problem(attention::parse_attention_shape(text), d, "cuda");
+      auto instance = attention::create_attention_cuda(p, fresh_seed());
+      const auto c = instance->check();
+      INFO(c.worst_element << " ratio " << c.max_error_ratio << " (" << c.tolerance << ")");
+      CHECK(c.passed);
+    }
+  // A group the kernel does not hold in registers is skipped before launch.
+  const auto p = attention::make_attention_problem(attention::parse_attention_shape("decode:1x12x4x64x64"), Dtype::bf16, "cuda");
+  CHECK_THROWS_AS(attention::create_attention_cuda(p, 1), PointSkipped);
 }
 
 TEST_CASE("the GPU reference catches a wrong element and unwritten output", "[gpu]") {

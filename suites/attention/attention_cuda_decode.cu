@@ -1,0 +1,190 @@
+#include "suites/attention/attention_cuda_decode.cuh"
+
+#include <algorithm>
+#include <cmath>
+
+#include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/vendors/gpu.hpp"
+
+namespace rooftop::attention {
+namespace {
+
+constexpr int kWarps = 4;
+constexpr int kWarp = 32;
+constexpr int kUnroll = 4;
+
+__device__ inline float to_f(float x) { return x; }
+__device__ inline float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ inline float to_f(__half x) { return __half2float(x); }
+template <class T>
+__device__ inline T from_f(float x);
+template <>
+__device__ inline float from_f<float>(float x) { return x; }
+template <>
+__device__ inline __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
+template <>
+__device__ inline __half from_f<__half>(float x) { return __float2half(x); }
+
+// E consecutive elements of a row, one lane's share, in one load (8 or 16 bytes).
+template <class T, int E>
+struct alignas(sizeof(T) * E) Chunk {
+  T x[E];
+};
+
+// Per partial: m, l, then D outputs, for each (b, hq, split).
+__device__ inline std::int64_t partial_index(std::int64_t bh, int split, int splits, std::int64_t d) {
+  return (bh * splits + split) * (d + 2);
+}
+
+// Block (b, kvh, split): 4 warps walk the split's keys, a warp per key at a time; each lane
+// holds E = D/32 elements of the G queries, of the key and value rows, and of the outputs.
+template <class T, int D, int G>
+__global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
+  constexpr int E = D / kWarp;
+  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
+  const int split = blockIdx.y;
+  const std::int64_t chunk = (a.skv + a.splits - 1) / a.splits;
+  const std::int64_t k0 = split * chunk, k1 = min(a.skv, k0 + chunk);
+  const float scale = rsqrtf(static_cast<float>(D));
+
+  float q[G][E], acc[G][E], m[G], l[G];
+  for (int g = 0; g < G; ++g) {
+    const auto c = reinterpret_cast<const Chunk<T, E>*>(static_cast<const T*>(a.q) + ((b * a.hq + kvh * G + g) * D))[lane];
+    for (int e = 0; e < E; ++e) {
+      q[g][e] = to_f(c.x[e]) * scale;
+      acc[g][e] = 0;
+    }
+    m[g] = -INFINITY;
+    l[g] = 0;
+  }
+  const T* kbase = static_cast<const T*>(a.k);
+  const T* vbase = static_cast<const T*>(a.v);
+  // kUnroll keys per warp per step, all loads issued before any use: enough bytes in flight
+  // to cover HBM latency (one key at a time reached 60% of the copy bandwidth).
+  for (std::int64_t j0 = k0 + warp * kUnroll; j0 < k1; j0 += kWarps * kUnroll) {
+    Chunk<T, E> kc[kUnroll], vc[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t j = min(j0 + u, k1 - 1);  // past the end: a valid row, masked below
+      std::int64_t row;
+      if (a.block) {
+        const std::int64_t blk = a.block_table[b * (a.skv / a.block) + j / a.block];
+        row = ((blk * a.hkv + kvh) * a.block + j % a.block) * D;
+      } else {
+        row = ((b * a.hkv + kvh) * a.skv + j) * D;
+      }
+      kc[u] = reinterpret_cast<const Chunk<T, E>*>(kbase + row)[lane];
+      vc[u] = reinterpret_cast<const Chunk<T, E>*>(vbase + row)[lane];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (j0 + u >= k1) break;
+      float kf[E], vf[E];
+      for (int e = 0; e < E; ++e) {
+        kf[e] = to_f(kc[u].x[e]);
+        vf[e] = to_f(vc[u].x[e]);
+      }
+      for (int g = 0; g < G; ++g) {
+        float s = 0;
+        for (int e = 0; e < E; ++e) s += q[g][e] * kf[e];
+        for (int off = kWarp / 2; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
+        const float m_new = fmaxf(m[g], s), c = __expf(m[g] - m_new), p = __expf(s - m_new);
+        l[g] = l[g] * c + p;
+        m[g] = m_new;
+        for (int e = 0; e < E; ++e) acc[g][e] = acc[g][e] * c + p * vf[e];
+      }
+    }
+  }
+  // The block's four warps into one partial per query head.
+  __shared__ float sm_m[kWarps][G], sm_l[kWarps][G], sm_acc[kWarps][G][D];
+  for (int g = 0; g < G; ++g) {
+    if (lane == 0) {
+      sm_m[warp][g] = m[g];
+      sm_l[warp][g] = l[g];
+    }
+    for (int e = 0; e < E; ++e) sm_acc[warp][g][lane * E + e] = acc[g][e];
+  }
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < G * D; idx += blockDim.x) {
+    const int g = idx / D, t = idx % D;
+    float mx = -INFINITY;
+    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, sm_m[w][g]);
+    float lsum = 0, o = 0;
+    for (int w = 0; w < kWarps; ++w) {
+      const float f = sm_m[w][g] == -INFINITY ? 0.0f : __expf(sm_m[w][g] - mx);
+      lsum += sm_l[w][g] * f;
+      o += sm_acc[w][g][t] * f;
+    }
+    float* part = a.partial + partial_index(b * a.hq + kvh * G + g, split, a.splits, D);
+    if (t == 0) {
+      part[0] = mx;
+      part[1] = lsum;
+    }
+    part[2 + t] = o;
+  }
+}
+
+// One block per (b, hq): the splits' partials into the output row.
+template <class T>
+__global__ void decode_combine(DecodeArgs a) {
+  const std::int64_t bh = blockIdx.x;
+  const int t = threadIdx.x;
+  float mx = -INFINITY;
+  for (int s = 0; s < a.splits; ++s) mx = fmaxf(mx, a.partial[partial_index(bh, s, a.splits, a.d)]);
+  float lsum = 0, o = 0;
+  for (int s = 0; s < a.splits; ++s) {
+    const float* part = a.partial + partial_index(bh, s, a.splits, a.d);
+    const float f = part[0] == -INFINITY ? 0.0f : __expf(part[0] - mx);
+    lsum += part[1] * f;
+    o += part[2 + t] * f;
+  }
+  static_cast<T*>(a.o)[bh * a.d + t] = from_f<T>(o / lsum);
+}
+
+template <class T, int D, int G>
+void launch_typed(const DecodeArgs& a) {
+  decode_split<T, D, G><<<dim3(static_cast<unsigned>(a.b * a.hkv), static_cast<unsigned>(a.splits)), kWarps * kWarp, 0,
+                          gpu::stream()>>>(a);
+  ROOFTOP_GPU_CHECK_LAUNCH("decode_split");
+  decode_combine<T><<<static_cast<unsigned>(a.b * a.hq), static_cast<unsigned>(a.d), 0, gpu::stream()>>>(a);
+  ROOFTOP_GPU_CHECK_LAUNCH("decode_combine");
+}
+
+template <class T, int D>
+void launch_group(const DecodeArgs& a) {
+  switch (a.hq / a.hkv) {
+    case 1: return launch_typed<T, D, 1>(a);
+    case 2: return launch_typed<T, D, 2>(a);
+    case 4: return launch_typed<T, D, 4>(a);
+    case 8: return launch_typed<T, D, 8>(a);
+  }
+}
+
+template <class T>
+void launch_dim(const DecodeArgs& a) {
+  if (a.d == 64) launch_group<T, 64>(a);
+  else launch_group<T, 128>(a);
+}
+
+}  // namespace
+
+int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int sms) {
+  const std::int64_t want = (8 * static_cast<std::int64_t>(sms) + b * hkv - 1) / (b * hkv);
+  return static_cast<int>(std::clamp<std::int64_t>(want, 1, std::max<std::int64_t>(1, skv / 256)));
+}
+
+std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t d, int splits) {
+  return b * hq * splits * (d + 2);
+}
+
+void launch_decode(const DecodeArgs& a) {
+  switch (a.dtype) {
+    case Dtype::fp32: return launch_dim<float>(a);
+    case Dtype::bf16: return launch_dim<__nv_bfloat16>(a);
+    case Dtype::fp16: return launch_dim<__half>(a);
+    default: return;
+  }
+}
+
+}  // namespace rooftop::attention

@@ -1,0 +1,31 @@
+#pragma once
+// Split-KV decode attention on the GPU (flash-decoding): one new query per sequence
+// against a contiguous or paged KV cache. Declared for the host code; kernels in the .cu.
+#include <cstdint>
+
+#include "harness/dtype.hpp"
+
+namespace rooftop::attention {
+
+struct DecodeArgs {
+  Dtype dtype;
+  std::int64_t b, hq, hkv, skv, d, block;  // block 0: contiguous cache
+  const void* q;                           // [B,Hq,D]
+  const void* k;                           // [B,Hkv,Skv,D] or [blocks,Hkv,block,D]
+  const void* v;
+  const std::int32_t* block_table;         // [B][Skv/block] or null
+  void* o;                                 // [B,Hq,D]
+  float* partial;                          // workspace: decode_workspace_floats() floats
+  int splits;
+};
+
+// The largest group (Hq / Hkv) the kernel keeps in registers.
+inline constexpr std::int64_t kMaxDecodeGroup = 8;
+// Splits of the cache per (batch, KV head): enough blocks to fill `sms` multiprocessors
+// eight times over, each split at least 256 keys.
+int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int sms);
+std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t d, int splits);
+// Queues the two kernels (split, then combine) on gpu::stream().
+void launch_decode(const DecodeArgs& args);
+
+}  // namespace rooftop::attention
