@@ -9,6 +9,8 @@
 #include "harness/atomic_file.hpp"
 #include "harness/errors.hpp"
 #include "harness/json_file.hpp"
+#include "harness/results.hpp"
+#include "harness/version.hpp"
 
 namespace rooftop {
 namespace {
@@ -73,6 +75,17 @@ Ceilings ceilings_from_json(const json& j, const std::string& origin, const std:
   return c;
 }
 }  // namespace
+
+DeviceProfile new_profile(std::string backend, std::string fingerprint, nlohmann::ordered_json device, int threads) {
+  DeviceProfile p;
+  p.backend = std::move(backend);
+  p.fingerprint = std::move(fingerprint);
+  p.device = std::move(device);
+  p.created = utc_now_iso8601();
+  p.rooftop_version = std::string(kVersion) + "+" + kGitCommit;
+  p.threads = threads;
+  return p;
+}
 
 Ceilings merge_ceilings(const Ceilings& stored, const Ceilings& measured) {
   Ceilings m = measured;

@@ -37,6 +37,9 @@ struct DeviceProfile {
   std::optional<Datasheet> datasheet;
 };
 
+// A profile about to be measured: who, what, when and with which build.
+DeviceProfile new_profile(std::string backend, std::string fingerprint, nlohmann::ordered_json device, int threads);
+
 nlohmann::ordered_json ceilings_to_json(const Ceilings& ceilings);
 // A ceiling is the best ever observed: the higher of each compute and bandwidth figure
 // (matched by name and level), the lower dispatch latency. Noise only ever slows a run.

@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 
 #include "harness/errors.hpp"
+#include "harness/fp16.hpp"
 #include "suites/attention/attention_cpu.hpp"
 #include "suites/attention/attention_cpu_fused.hpp"
 #include "suites/attention/attention_data.hpp"
@@ -105,4 +107,19 @@ TEST_CASE("the attention reference catches a wrong or unwritten output", "[atten
   const auto wrong = data.check(1);
   CHECK_FALSE(wrong.passed);
   CHECK_THAT(wrong.worst_element, Catch::Contains("O[b0,h3,i17,d5]"));
+}
+
+TEST_CASE("fp16 conversions: every half round-trips; floats round to nearest even", "[attention]") {
+  for (std::uint32_t h = 0; h < 0x10000; ++h) {
+    const float f = half_to_float(static_cast<std::uint16_t>(h));
+    if (std::isnan(f)) continue;
+    INFO("half 0x" << std::hex << h);
+    REQUIRE(float_to_half(f) == h);
+  }
+  CHECK(half_to_float(0x3c00) == 1.0f);
+  CHECK(half_to_float(0x0001) == 0x1p-24f);               // smallest subnormal
+  CHECK(float_to_half(1.0f + 0x1p-11f) == 0x3c00);        // halfway: to even (down)
+  CHECK(float_to_half(1.0f + 3 * 0x1p-11f) == 0x3c02);    // halfway: to even (up)
+  CHECK(float_to_half(65520.0f) == 0x7c00);               // rounds past the largest half: inf
+  CHECK(std::isnan(half_to_float(float_to_half(NAN))));
 }

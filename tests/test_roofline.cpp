@@ -77,3 +77,20 @@ TEST_CASE("placement needs a roof for the dtype and a real measurement", "[roofl
   CHECK_FALSE(place_on_roofline(c, "fp32", {1e9, 1e6}, 0.0));
   CHECK_FALSE(place_on_roofline(c, "fp32", {0, 1e6}, 1.0));
 }
+
+TEST_CASE("a roof bounds every unit that can run the dtype: fp32 units run bf16, fp16, tf32", "[roofline]") {
+  Ceilings c{{{"fp32_vector_fma", "fp32", "avx512_fma", 250e9}, {"bf16_matrix", "bf16", "gemm:jit", 50e9},
+              {"int8_matrix", "int8", "vnni", 800e9}},
+             {{"DRAM", 20e9, 0}}, 0, {}};
+  // A bf16 kernel that widens to fp32 can run at the fp32 rate: that is its roof here.
+  REQUIRE(compute_ceiling_for(c, "bf16"));
+  CHECK(compute_ceiling_for(c, "bf16")->name == "fp32_vector_fma");
+  CHECK(compute_ceiling_for(c, "fp16")->name == "fp32_vector_fma");
+  CHECK(compute_ceiling_for(c, "tf32")->name == "fp32_vector_fma");
+  // Matrix units stay the roof where they are faster; fp32 units never bound int8.
+  c.compute[1].flops_per_s = 900e9;
+  CHECK(compute_ceiling_for(c, "bf16")->name == "bf16_matrix");
+  CHECK(compute_ceiling_for(c, "int8")->name == "int8_matrix");
+  CHECK(compute_ceiling_for(c, "fp32")->name == "fp32_vector_fma");
+  CHECK_FALSE(can_execute("bf16", "fp32"));
+}

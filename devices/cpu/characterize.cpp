@@ -15,9 +15,7 @@
 #include "devices/cpu/onednn_matmul.hpp"
 #include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
-#include "harness/results.hpp"
 #include "harness/statistics.hpp"
-#include "harness/version.hpp"
 
 namespace rooftop::cpu {
 namespace {
@@ -179,13 +177,7 @@ std::vector<Level> memory_levels(const CpuInfo& info, int threads) {
 }  // namespace
 
 DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o, std::ostream& log) {
-  DeviceProfile p;
-  p.backend = "cpu";
-  p.fingerprint = fingerprint(info);
-  p.device = to_json(info);
-  p.created = utc_now_iso8601();
-  p.rooftop_version = std::string(kVersion) + "+" + kGitCommit;
-  p.threads = omp_get_max_threads();
+  auto p = new_profile("cpu", fingerprint(info), to_json(info), omp_get_max_threads());
   fmt::print(log, "characterizing {} ({} threads){}\n", info.model_name, p.threads, o.quick ? ", quick" : "");
 
   p.measured.compute.push_back(measure_fma_peak(o, log));

@@ -12,8 +12,6 @@
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "harness/errors.hpp"
-#include "harness/results.hpp"
-#include "harness/version.hpp"
 
 namespace rooftop::gpu {
 namespace {
@@ -142,13 +140,7 @@ std::vector<LinkCeiling> measure_host_links(Context& c) {
 }  // namespace
 
 DeviceProfile characterize_gpu(const GpuInfo& info, const CharacterizeOptions& o, std::ostream& log) {
-  DeviceProfile p;
-  p.backend = "cuda";
-  p.fingerprint = fingerprint(info);
-  p.device = to_json(info);
-  p.created = utc_now_iso8601();
-  p.rooftop_version = std::string(kVersion) + "+" + kGitCommit;
-  p.threads = 1;
+  auto p = new_profile("cuda", fingerprint(info), to_json(info), 1);
   fmt::print(log, "characterizing {} ({} SMs, {:.0f} MiB L2){}\n", info.name, info.sm_count, info.l2_bytes / kMiB,
              o.quick ? ", quick" : "");
   Context c{info, o, log, make_cuda_timer(info.l2_bytes, info.sm_count)};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/bf16.hpp"
+#include "harness/fp16.hpp"
 
 namespace rooftop::attention {
 namespace {

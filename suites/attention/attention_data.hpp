@@ -45,8 +45,4 @@ class AttentionData {
   std::vector<std::int32_t> block_table_;  // [B][Skv / block]
 };
 
-// fp16 <-> float on the host (no F16C needed): round to nearest even.
-float half_to_float(std::uint16_t h);
-std::uint16_t float_to_half(float f);
-
 }  // namespace rooftop::attention
