@@ -4,7 +4,7 @@
 # and compare. Everything worth keeping goes under $OUT.
 #
 # usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
-#   steps: tests info characterize smoke quick bare bare-paused baseline aa gate attention
+#   steps: tests tests-attention info characterize smoke quick bare bare-paused baseline aa gate attention
 set -uo pipefail
 bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
 shift
@@ -19,6 +19,7 @@ for step in "$@"; do
   echo "=== $step ($(date -u +%H:%M:%S))"
   case $step in
     tests) "$bin/rooftop_gpu_tests" --durations yes 2>&1 | tee "$out/gpu-tests.txt" ;;
+    tests-attention) "$bin/rooftop_gpu_tests" "[attention]" --durations yes 2>&1 | tail -40 | tee "$out/gpu-tests-attention.txt" ;;
     info) "$bin/rooftop" info --backend cuda 2>&1 | tee "$out/info.txt" ;;
     characterize) "$bin/rooftop" characterize --backend cuda 2>&1 | tee "$out/characterize.txt"
                   cp "$ROOFTOP_HOME"/profiles/cuda-*.json "$out/cuda-profile.json" ;;

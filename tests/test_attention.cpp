@@ -35,14 +35,14 @@ TEST_CASE("causal masks leave exactly the pairs a brute-force count finds", "[at
 }
 
 TEST_CASE("attention work: 4 B Hq pairs D FLOPs; Q, K, V read and O written once", "[attention]") {
-  AttentionShape s{false, 2, 32, 8, 1024, 1024, 128, false, 0, "fused"};
+  AttentionShape s{false, 2, 32, 8, 1024, 1024, 128, false, 0, "fused", ""};
   auto w = attention_work(s, Dtype::bf16);
   CHECK(w.flops == 4.0 * 2 * 32 * 1024 * 1024 * 128);
   CHECK(w.bytes == (2.0 * 2 * 32 * 1024 * 128 + 2.0 * 2 * 8 * 1024 * 128) * 2);
   s.causal = true;
   CHECK(attention_work(s, Dtype::bf16).flops == 4.0 * 2 * 32 * (1024.0 * 1025 / 2) * 128);
   // Decode: the whole cache once.
-  AttentionShape d{true, 32, 32, 8, 1, 4096, 128, false, 16, "fused"};
+  AttentionShape d{true, 32, 32, 8, 1, 4096, 128, false, 16, "fused", ""};
   w = attention_work(d, Dtype::fp16);
   CHECK(w.bytes == (2.0 * 32 * 32 * 128 + 2.0 * 32 * 8 * 4096 * 128) * 2);
 }
@@ -63,6 +63,12 @@ TEST_CASE("attention shapes: accepted, and refused with the reason", "[attention
   CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:causal"), Catch::Contains("causal does not apply"));
   CHECK_THROWS_WITH(parse_attention_shape("prefill:1,32,8,1024,128"), Catch::Contains("write prefill:BxHqxHkvxSxD"));
   CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:paged16"), Catch::Contains("decode layout"));
+  // A GPU prefill tile: named in the point's shape, refused where it means nothing.
+  s = parse_attention_shape("prefill:2x16x16x8192x128:m128n64w4s2");
+  CHECK(s.tile == "m128n64w4s2");
+  CHECK(make_attention_problem(s, Dtype::bf16, "cuda").shape == "prefill_b2_hq16_hkv16_s8192_d128_full_fused_m128n64w4s2");
+  CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:m128n64w4s2"), Catch::Contains("fused prefill"));
+  CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:m128n64"), Catch::Contains("write prefill:"));
 }
 
 TEST_CASE("CPU attention matches the reference: fused and oneDNN, causal or not, GQA, odd lengths, paged", "[attention]") {

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "harness/errors.hpp"
 #include "suites/attention/attention_cpu_fused.hpp"
 #include "suites/attention/attention_cpu_onednn.hpp"
 
@@ -35,6 +36,8 @@ class AttentionCpu final : public Instance {
 }  // namespace
 
 std::unique_ptr<Instance> create_attention_cpu(const Problem& problem, std::uint64_t seed) {
+  if (!shape_of(problem).tile.empty())
+    throw PointSkipped("a tile configuration names a GPU prefill kernel; the CPU kernel has one tiling");
   return std::make_unique<AttentionCpu>(problem, seed);
 }
 

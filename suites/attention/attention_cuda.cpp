@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <functional>
+#include <limits>
+
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "harness/errors.hpp"
 #include "suites/attention/attention_cuda_decode.cuh"
+#include "suites/attention/attention_cuda_prefill.cuh"
 #include "suites/attention/attention_data.hpp"
 
 namespace rooftop::attention {
@@ -15,6 +20,53 @@ gpu::DeviceBuffer upload(const void* host, std::size_t bytes) {
   gpu::DeviceBuffer d(bytes);
   ROOFTOP_GPU_CHECK(cudaMemcpy(d.get(), host, bytes, cudaMemcpyHostToDevice));
   return d;
+}
+
+gpu::OutputType output_type(Dtype d) {
+  return d == Dtype::fp32 ? gpu::OutputType::f32 : d == Dtype::bf16 ? gpu::OutputType::bf16 : gpu::OutputType::f16;
+}
+
+// Runs the kernel on poisoned output and checks it on the host against the reference.
+Correctness check_on_host(AttentionData& data, const gpu::DeviceBuffer& o, std::uint64_t seed,
+                          const std::function<void()>& run) {
+  gpu::poison(output_type(data.dtype()), o.get(), data.q_bytes() / input_size(data.dtype()));
+  run();
+  ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+  ROOFTOP_GPU_CHECK(cudaMemcpy(data.o(), o.get(), data.q_bytes(), cudaMemcpyDeviceToHost));
+  return data.check(seed + 7);
+}
+
+class PrefillCuda final : public Instance {
+ public:
+  PrefillCuda(const AttentionShape& s, Dtype dtype, const PrefillConfig& config, std::uint64_t seed)
+      : seed_(seed), config_(config), data_(s, dtype, seed) {
+    q_ = upload(data_.q(), data_.q_bytes());
+    k_ = upload(data_.k_pool(), data_.kv_bytes());
+    v_ = upload(data_.v_pool(), data_.kv_bytes());
+    o_ = gpu::DeviceBuffer(data_.q_bytes());
+    args_ = {dtype, s.b, s.hq, s.hkv, s.sq, s.d, s.causal, q_.get(), k_.get(), v_.get(), o_.get()};
+  }
+  std::string implementation() const override {
+    return fmt::format("rooftop fused prefill, mma.sync m16n8k16 ({}: {} query rows x {} keys, {} warps, {} stages; {})",
+                       config_name(config_), config_.bm, config_.bn, config_.warps, config_.stages,
+                       prefill_resources(config_, args_.d, args_.dtype));
+  }
+  Correctness check() override { return check_on_host(data_, o_, seed_, [this] { run(); }); }
+  void run() override { launch_prefill(args_, config_); }
+
+ private:
+  std::uint64_t seed_;
+  PrefillConfig config_;
+  AttentionData data_;
+  gpu::DeviceBuffer q_, k_, v_, o_;
+  PrefillArgs args_{};
+};
+
+PrefillConfig prefill_config(const AttentionShape& s) {
+  if (s.tile.empty()) return prefill_configs().front();
+  PrefillConfig c{};
+  std::sscanf(s.tile.c_str(), "m%dn%dw%ds%d", &c.bm, &c.bn, &c.warps, &c.stages);
+  return c;
 }
 
 class DecodeCuda final : public Instance {
@@ -39,15 +91,7 @@ class DecodeCuda final : public Instance {
                        args_.block ? fmt::format("paged {}", args_.block) : "contiguous");
   }
 
-  Correctness check() override {
-    const auto out = data_.dtype() == Dtype::fp32 ? gpu::OutputType::f32
-                     : data_.dtype() == Dtype::bf16 ? gpu::OutputType::bf16 : gpu::OutputType::f16;
-    gpu::poison(out, o_.get(), data_.q_bytes() / input_size(data_.dtype()));
-    run();
-    ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
-    ROOFTOP_GPU_CHECK(cudaMemcpy(data_.o(), o_.get(), data_.q_bytes(), cudaMemcpyDeviceToHost));
-    return data_.check(seed_ + 7);
-  }
+  Correctness check() override { return check_on_host(data_, o_, seed_, [this] { run(); }); }
 
   void run() override { launch_decode(args_); }
 
@@ -70,9 +114,13 @@ class DecodeCuda final : public Instance {
 
 std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uint64_t seed) {
   const auto s = shape_of(problem);
-  if (!s.decode)
-    throw PointSkipped("prefill on CUDA needs the fused tensor-core kernel, not in this build yet");
-  return std::make_unique<DecodeCuda>(s, parse_dtype(problem.dtype), seed);
+  const Dtype dtype = parse_dtype(problem.dtype);
+  if (s.decode) return std::make_unique<DecodeCuda>(s, dtype, seed);
+  if (s.impl != "fused") throw PointSkipped("the " + s.impl + " attention path runs on the CPU backend");
+  if (s.sq > std::numeric_limits<int>::max() - 256) throw PointSkipped("the prefill kernel indexes rows with int");
+  const PrefillConfig config = prefill_config(s);
+  if (auto why = prefill_unsupported(config, s.d, dtype); !why.empty()) throw PointSkipped(why);
+  return std::make_unique<PrefillCuda>(s, dtype, config, seed);
 }
 
 }  // namespace rooftop::attention

@@ -38,6 +38,7 @@ void validate(const AttentionShape& s) {
     bad(fmt::format("cache length {} is not a whole number of {}-token blocks", s.skv, s.block));
   if (s.impl != "fused" && s.impl != "onednn") bad("implementation '" + s.impl + "': use fused or onednn");
   if (s.impl == "onednn" && s.decode) bad("the unfused oneDNN path is a prefill path");
+  if (!s.tile.empty() && (s.decode || s.impl != "fused")) bad("a tile configuration names a fused prefill kernel");
 }
 
 Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string_view backend) {
@@ -50,10 +51,10 @@ Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string
     p.shape = fmt::format("decode_b{}_hq{}_hkv{}_kv{}_d{}_{}", s.b, s.hq, s.hkv, s.skv, s.d,
                           s.block ? fmt::format("paged{}", s.block) : "contiguous");
   else
-    p.shape = fmt::format("prefill_b{}_hq{}_hkv{}_s{}_d{}_{}_{}", s.b, s.hq, s.hkv, s.sq, s.d,
-                          s.causal ? "causal" : "full", s.impl);
+    p.shape = fmt::format("prefill_b{}_hq{}_hkv{}_s{}_d{}_{}_{}{}", s.b, s.hq, s.hkv, s.sq, s.d,
+                          s.causal ? "causal" : "full", s.impl, s.tile.empty() ? "" : "_" + s.tile);
   p.params = {{"kind", s.decode ? "decode" : "prefill"}, {"b", s.b}, {"hq", s.hq}, {"hkv", s.hkv}, {"sq", s.sq},
-              {"skv", s.skv}, {"d", s.d}, {"causal", s.causal}, {"block", s.block}, {"impl", s.impl},
+              {"skv", s.skv}, {"d", s.d}, {"causal", s.causal}, {"block", s.block}, {"impl", s.impl}, {"tile", s.tile},
               {"layout", s.block ? "Q, O [B,Hq,1,D]; K, V in blocks [blocks,Hkv,block,D] via a shuffled block table"
                                  : "Q, O [B,Hq,S,D]; K, V [B,Hkv,S,D]; query head h uses KV head h / (Hq/Hkv)"}};
   p.work = attention_work(s, dtype);
@@ -76,12 +77,27 @@ AttentionShape shape_of(const Problem& p) {
   s.causal = j.at("causal");
   s.block = j.at("block");
   s.impl = j.at("impl");
+  s.tile = j.value("tile", std::string());
   return s;
 }
 
+namespace {
+// "m<digits>n<digits>w<digits>s<digits>": a GPU prefill kernel configuration.
+bool is_tile_name(std::string_view t) {
+  std::size_t at = 0;
+  for (char key : {'m', 'n', 'w', 's'}) {
+    if (at >= t.size() || t[at] != key) return false;
+    const auto start = ++at;
+    while (at < t.size() && t[at] >= '0' && t[at] <= '9') ++at;
+    if (at == start) return false;
+  }
+  return at == t.size();
+}
+}  // namespace
+
 AttentionShape parse_attention_shape(std::string_view text) {
   const auto usage = [&] {
-    throw InputError(fmt::format("attention shape '{}': write prefill:BxHqxHkvxSxD[:causal][:onednn] or "
+    throw InputError(fmt::format("attention shape '{}': write prefill:BxHqxHkvxSxD[:causal][:onednn][:m128n64w4s2] or "
                                  "decode:BxHqxHkvxSkvxD[:paged16|:paged32], e.g. prefill:1x32x8x4096x128:causal",
                                  text));
   };
@@ -117,17 +133,35 @@ AttentionShape parse_attention_shape(std::string_view text) {
     else if (fields[i] == "onednn" || fields[i] == "fused") s.impl = std::string(fields[i]);
     else if (fields[i] == "paged16") s.block = 16;
     else if (fields[i] == "paged32") s.block = 32;
+    else if (is_tile_name(fields[i])) s.tile = std::string(fields[i]);
     else usage();
   }
   validate(s);
   return s;
 }
 
-std::vector<Problem> attention_sweep(Tier tier, std::string_view backend) {
+std::vector<Problem> attention_sweep(Tier tier, std::string_view backend, const std::vector<std::string>& gpu_prefill_tiles) {
   std::vector<Problem> points;
   if (backend != "cpu") {
-    // GPU decode (the prefill kernel comes next): the B = 32, 32 over 8 heads,
-    // D = 128, caches from 1k to 32k, contiguous and paged.
+    // Prefill, FlashAttention's setup: 16k tokens (B x S), hidden 2048 = 16 heads of 128;
+    // at S = 8k also every compiled tile configuration and Llama-3-8B's 32 over 8 heads.
+    const std::vector<std::int64_t> seqs = tier == Tier::smoke   ? std::vector<std::int64_t>{512}
+                                           : tier == Tier::quick ? std::vector<std::int64_t>{512, 2048, 8192}
+                                                                 : std::vector<std::int64_t>{512, 1024, 2048, 4096, 8192, 16384};
+    const std::int64_t tokens = tier == Tier::smoke ? 1024 : 16384, heads = tier == Tier::smoke ? 4 : 16;
+    for (Dtype dtype : {Dtype::bf16, Dtype::fp16})
+      for (auto s : seqs)
+        for (bool causal : {false, true})
+          points.push_back(make_attention_problem({false, tokens / s, heads, heads, s, s, 128, causal, 0, "fused", ""}, dtype, backend));
+    if (tier != Tier::smoke) {
+      for (const auto& tile : gpu_prefill_tiles)
+        for (bool causal : {false, true})
+          points.push_back(make_attention_problem({false, 2, 16, 16, 8192, 8192, 128, causal, 0, "fused", tile}, Dtype::bf16, backend));
+      for (bool causal : {false, true})
+        points.push_back(make_attention_problem({false, 2, 32, 8, 8192, 8192, 128, causal, 0, "fused", ""}, Dtype::bf16, backend));
+    }
+    // Decode: the B = 32, 32 over 8 heads, D = 128, caches from 1k to 32k,
+    // contiguous and paged.
     const std::vector<std::int64_t> caches = tier == Tier::smoke ? std::vector<std::int64_t>{1024}
                                              : std::vector<std::int64_t>{1024, 4096, 16384, 32768};
     const std::vector<std::int64_t> batches = tier == Tier::smoke ? std::vector<std::int64_t>{4} : std::vector<std::int64_t>{1, 32};
@@ -135,7 +169,7 @@ std::vector<Problem> attention_sweep(Tier tier, std::string_view backend) {
       for (auto b : batches)
         for (auto kv : caches)
           for (std::int64_t block : {0, 16})
-            points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused"}, dtype, backend));
+            points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused", ""}, dtype, backend));
     return points;
   }
   // Prefill: Llama-3-8B's heads (32 query over 8 KV, D = 128) at CPU-sized head counts.
@@ -147,7 +181,7 @@ std::vector<Problem> attention_sweep(Tier tier, std::string_view backend) {
     for (auto s : seqs)
       for (bool causal : {false, true})
         for (const char* impl : {"fused", "onednn"})
-          points.push_back(make_attention_problem({false, 1, hq, hkv, s, s, d, causal, 0, impl}, dtype, backend));
+          points.push_back(make_attention_problem({false, 1, hq, hkv, s, s, d, causal, 0, impl, ""}, dtype, backend));
   // Decode: 32 query over 8 KV heads, D = 128, contiguous and paged.
   const std::vector<std::int64_t> caches = tier == Tier::smoke ? std::vector<std::int64_t>{1024}
                                                                : std::vector<std::int64_t>{1024, 4096};
@@ -156,7 +190,7 @@ std::vector<Problem> attention_sweep(Tier tier, std::string_view backend) {
     for (auto b : batches)
       for (auto kv : caches)
         for (std::int64_t block : {0, 16})
-          points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused"}, dtype, backend));
+          points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused", ""}, dtype, backend));
   return points;
 }
 

@@ -18,6 +18,7 @@ struct AttentionShape {
   bool causal = false;     // prefill only: query i sees keys j <= i + (skv - sq)
   std::int64_t block = 0;  // decode: paged cache block size (16 or 32); 0 = contiguous
   std::string impl = "fused";  // "fused" (our kernel) or "onednn" (unfused: matmul, softmax, matmul)
+  std::string tile;            // GPU prefill: a compiled kernel configuration, "m128n64w4s2"; empty = default
 
   std::int64_t group() const { return hq / hkv; }
 };
@@ -33,9 +34,12 @@ Work attention_work(const AttentionShape& shape, Dtype dtype);
 void validate(const AttentionShape& shape);
 Problem make_attention_problem(const AttentionShape& shape, Dtype dtype, std::string_view backend);
 AttentionShape shape_of(const Problem& problem);
-// "prefill:BxHqxHkvxSxD[:causal][:onednn]" or "decode:BxHqxHkvxSkvxD[:paged16|:paged32]".
+// "prefill:BxHqxHkvxSxD[:causal][:onednn][:mBMnBNwWsS]" or "decode:BxHqxHkvxSkvxD[:paged16|:paged32]".
 AttentionShape parse_attention_shape(std::string_view text);
 
-std::vector<Problem> attention_sweep(Tier tier, std::string_view backend);
+// `gpu_prefill_tiles`: the GPU prefill kernel's compiled configurations, swept at S = 8k
+// beside the default one.
+std::vector<Problem> attention_sweep(Tier tier, std::string_view backend,
+                                     const std::vector<std::string>& gpu_prefill_tiles = {});
 
 }  // namespace rooftop::attention

@@ -5,6 +5,7 @@
 #include "suites/attention/attention_cpu.hpp"
 #if defined(ROOFTOP_HAVE_CUDA)
 #include "suites/attention/attention_cuda.hpp"
+#include "suites/attention/attention_cuda_prefill.cuh"
 #endif
 #include "suites/attention/attention_problem.hpp"
 
@@ -19,8 +20,15 @@ void register_attention_suite() {
   f.backends.push_back("cuda");
 #endif
   f.dtypes = {"fp32", "bf16", "fp16"};
-  f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
-  f.sweep = attention_sweep;
+  f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn][:m128n64w4s2] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
+  f.sweep = [](Tier tier, std::string_view backend) {
+    std::vector<std::string> tiles;
+#if defined(ROOFTOP_HAVE_CUDA)
+    if (backend == "cuda")
+      for (const auto& c : prefill_configs()) tiles.push_back(config_name(c));
+#endif
+    return attention_sweep(tier, backend, tiles);
+  };
   f.make_problem = [](std::string_view shape, std::string_view dtype, std::string_view backend) {
     return make_attention_problem(parse_attention_shape(shape), parse_dtype(dtype), backend);
   };

@@ -1,0 +1,66 @@
+#include <fmt/format.h>
+
+#include "devices/cuda/gpu_runtime.hpp"
+#include "suites/attention/attention_cuda_prefill_kernels.cuh"
+
+namespace rooftop::attention {
+namespace {
+
+const PrefillKernel* find(const PrefillConfig& c) {
+  for (const auto& k : prefill_kernels())
+    if (k.config == c) return &k;
+  return nullptr;
+}
+
+int dtype_index(Dtype d) { return d == Dtype::bf16 ? 0 : 1; }
+int dim_index(std::int64_t d) { return d == 64 ? 0 : 1; }
+
+}  // namespace
+
+std::string config_name(const PrefillConfig& c) { return fmt::format("m{}n{}w{}s{}", c.bm, c.bn, c.warps, c.stages); }
+
+const std::vector<PrefillConfig>& prefill_configs() {
+  static const std::vector<PrefillConfig> configs = [] {
+    std::vector<PrefillConfig> v;
+    for (const auto& k : prefill_kernels()) v.push_back(k.config);
+    return v;
+  }();
+  return configs;
+}
+
+std::string prefill_unsupported(const PrefillConfig& c, std::int64_t d, Dtype dtype) {
+  const PrefillKernel* k = find(c);
+  if (!k) {
+    std::string names;
+    for (const auto& p : prefill_configs()) names += (names.empty() ? "" : ", ") + config_name(p);
+    return fmt::format("prefill tile {} is not compiled; compiled: {}", config_name(c), names);
+  }
+  if (dtype != Dtype::bf16 && dtype != Dtype::fp16) return "the tensor-core prefill kernel takes bf16 or fp16";
+  int device = 0, optin = 0;
+  ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
+  ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (k->shared[dim_index(d)] > optin)
+    return fmt::format("tile {} at head dim {} needs {} KiB of shared memory, this GPU gives a block {} KiB",
+                       config_name(c), d, k->shared[dim_index(d)] / 1024, optin / 1024);
+  cudaFuncAttributes attr{};
+  ROOFTOP_GPU_CHECK(cudaFuncGetAttributes(&attr, k->kernels[dtype_index(dtype)][dim_index(d)]));
+  if (attr.maxThreadsPerBlock < c.warps * 32)
+    return fmt::format("tile {} at head dim {} uses {} registers a thread, too many for {} threads", config_name(c), d,
+                       attr.numRegs, c.warps * 32);
+  return {};
+}
+
+std::string prefill_resources(const PrefillConfig& c, std::int64_t d, Dtype dtype) {
+  const PrefillKernel* k = find(c);
+  if (!k) return {};
+  cudaFuncAttributes attr{};
+  ROOFTOP_GPU_CHECK(cudaFuncGetAttributes(&attr, k->kernels[dtype_index(dtype)][dim_index(d)]));
+  return fmt::format("{} registers, {} KiB shared, {} B spilled", attr.numRegs, k->shared[dim_index(d)] / 1024,
+                     attr.localSizeBytes);
+}
+
+void launch_prefill(const PrefillArgs& a, const PrefillConfig& c) {
+  if (const PrefillKernel* k = find(c)) k->launch[dtype_index(a.dtype)][dim_index(a.d)](a);
+}
+
+}  // namespace rooftop::attention

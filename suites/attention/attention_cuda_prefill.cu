@@ -1,0 +1,314 @@
+#include "suites/attention/attention_cuda_prefill_kernels.cuh"
+
+#include <cmath>
+#include <cstring>
+
+#include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/vendors/gpu.hpp"
+
+namespace rooftop::attention {
+namespace {
+
+// ---- Tensor-core building blocks (sm_80+: ldmatrix, cp.async, mma.m16n8k16) ----
+
+__device__ inline unsigned smem_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+
+// 16 bytes global -> shared without a register round trip; `bytes` 0 zero-fills (rows past S).
+__device__ inline void cp_async_16(void* dst, const void* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src), "r"(bytes));
+}
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ inline void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ inline void ldmatrix_x4(unsigned (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(p)));
+}
+__device__ inline void ldmatrix_x4_trans(unsigned (&r)[4], const void* p) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(p)));
+}
+
+template <class T>
+struct Mma;
+template <>
+struct Mma<__nv_bfloat16> {
+  // c += a (16x16, row) * b (16x8, col), fp32 accumulation.
+  __device__ static void run(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+  __device__ static unsigned pack(float lo, float hi) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    unsigned u;
+    memcpy(&u, &v, 4);
+    return u;
+  }
+};
+template <>
+struct Mma<__half> {
+  __device__ static void run(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                 "{%0,%1,%2,%3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+  __device__ static unsigned pack(float lo, float hi) {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    unsigned u;
+    memcpy(&u, &v, 4);
+    return u;
+  }
+};
+
+// A tile in shared memory is rows of D elements in 16-byte chunks; chunk c of row r sits
+// at chunk c ^ (r % 8), so the eight rows an ldmatrix reads at one column hit eight
+// different bank groups.
+template <int D>
+__device__ inline int swizzled(int row, int chunk) {
+  return row * D + ((chunk ^ (row % 8)) * 8);
+}
+
+// Rows [r0, r0 + ROWS) of a [S, D] matrix into a swizzled tile; rows at or past S are zeros.
+template <class T, int D, int ROWS, int THREADS>
+__device__ inline void load_tile(T* tile, const T* g, int r0, int s) {
+  constexpr int kChunks = D / 8;
+#pragma unroll
+  for (int i = threadIdx.x; i < ROWS * kChunks; i += THREADS) {
+    const int row = i / kChunks, c = i % kChunks;
+    const int gr = r0 + row;
+    cp_async_16(tile + swizzled<D>(row, c), g + (gr < s ? gr : s - 1) * D + c * 8, gr < s ? 16 : 0);
+  }
+}
+
+// Block (query block, batch x head). Each warp owns MT 16-row tiles of the block's BM rows
+// and all of its output; keys stream through a ring of STAGES K and V tiles.
+template <class T, int D, int BM, int BN, int WARPS, int STAGES>
+__global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
+  constexpr int kThreads = WARPS * 32;
+  constexpr int MT = BM / (16 * WARPS);  // 16-row tiles per warp
+  constexpr int NT = BN / 8;             // 8-key score tiles
+  constexpr int DT = D / 8;              // 8-column output tiles
+  static_assert(MT >= 1 && BM % (16 * WARPS) == 0 && BN % 16 == 0 && D % 16 == 0);
+
+  extern __shared__ uint4 shared_raw[];
+  T* sq = reinterpret_cast<T*>(shared_raw);
+  T* sk = sq + BM * D;
+  T* sv = sk + STAGES * BN * D;
+
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  // Row and key indices fit in int: the host refuses S >= 2^31.
+  const int seq = static_cast<int>(a.s), mblocks = (seq + BM - 1) / BM;
+  // Causal: the longest rows first, so the short ones fill the tail.
+  const int mb = a.causal ? mblocks - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x);
+  const std::int64_t bh = blockIdx.y, b = bh / a.hq, h = bh % a.hq, kvh = h / (a.hq / a.hkv);
+  const int m0 = mb * BM;
+  const T* qg = static_cast<const T*>(a.q) + bh * a.s * D;
+  const T* kg = static_cast<const T*>(a.k) + (b * a.hkv + kvh) * a.s * D;
+  const T* vg = static_cast<const T*>(a.v) + (b * a.hkv + kvh) * a.s * D;
+  const int kend = a.causal ? min(seq, m0 + BM) : seq;
+  const int tiles = (kend + BN - 1) / BN;
+
+  load_tile<T, D, BM, kThreads>(sq, qg, m0, seq);
+  for (int t = 0; t < STAGES - 1; ++t) {
+    if (t < tiles) {
+      load_tile<T, D, BN, kThreads>(sk + t * BN * D, kg, t * BN, seq);
+      load_tile<T, D, BN, kThreads>(sv + t * BN * D, vg, t * BN, seq);
+    }
+    cp_async_commit();
+  }
+
+  float o[MT][DT][4] = {};
+  float row_max[MT][2], row_sum[MT][2];
+  for (int mt = 0; mt < MT; ++mt)
+    for (int r = 0; r < 2; ++r) {
+      row_max[mt][r] = -INFINITY;
+      row_sum[mt][r] = 0;
+    }
+  const float scale_log2 = 1.4426950408889634f * rsqrtf(static_cast<float>(D));
+  const int warp_row = warp * MT * 16;
+
+  for (int t = 0; t < tiles; ++t) {
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();  // tile t visible to all; the slot of tile t - 1 free for refill
+    {
+      const int next = t + STAGES - 1;
+      if (next < tiles) {
+        load_tile<T, D, BN, kThreads>(sk + (next % STAGES) * BN * D, kg, next * BN, seq);
+        load_tile<T, D, BN, kThreads>(sv + (next % STAGES) * BN * D, vg, next * BN, seq);
+      }
+      cp_async_commit();
+    }
+    const T* k_tile = sk + (t % STAGES) * BN * D;
+    const T* v_tile = sv + (t % STAGES) * BN * D;
+
+    // S = Q K^T for this warp's rows and the tile's BN keys.
+    float s[MT][NT][4] = {};
+#pragma unroll
+    for (int kd = 0; kd < D / 16; ++kd) {
+      unsigned qa[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+        ldmatrix_x4(qa[mt], sq + swizzled<D>(warp_row + mt * 16 + lane % 16, kd * 2 + lane / 16));
+#pragma unroll
+      for (int np = 0; np < NT / 2; ++np) {
+        unsigned kb[4];
+        ldmatrix_x4(kb, k_tile + swizzled<D>(np * 16 + (lane / 16) * 8 + lane % 8, kd * 2 + (lane / 8) % 2));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          Mma<T>::run(s[mt][2 * np], qa[mt], kb[0], kb[1]);
+          Mma<T>::run(s[mt][2 * np + 1], qa[mt], kb[2], kb[3]);
+        }
+      }
+    }
+
+    // Keys past S, and keys after the query under a causal mask, score -inf.
+    const int j0 = t * BN;
+    if (j0 + BN > seq || (a.causal && j0 + BN - 1 > m0)) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int j = j0 + nt * 8 + (lane % 4) * 2 + (e % 2);
+            const int i = m0 + warp_row + mt * 16 + lane / 4 + (e / 2) * 8;
+            if (j >= seq || (a.causal && j > i)) s[mt][nt][e] = -INFINITY;
+          }
+    }
+
+    // Online softmax: each row lives in the four lanes of a quad.
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        float mx = row_max[mt][r];
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float base = mx == -INFINITY ? 0.0f : mx * scale_log2;
+        const float corr = exp2f(row_max[mt][r] * scale_log2 - base);
+        row_max[mt][r] = mx;
+        float sum = 0;
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+          for (int e = 2 * r; e < 2 * r + 2; ++e) {
+            s[mt][nt][e] = exp2f(s[mt][nt][e] * scale_log2 - base);
+            sum += s[mt][nt][e];
+          }
+        row_sum[mt][r] = row_sum[mt][r] * corr + sum;
+#pragma unroll
+        for (int dt = 0; dt < DT; ++dt) {
+          o[mt][dt][2 * r] *= corr;
+          o[mt][dt][2 * r + 1] *= corr;
+        }
+      }
+
+    // O += P V: the score accumulators, rounded to T, are already the A operand's layout.
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      unsigned pa[MT][4];
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        pa[mt][0] = Mma<T>::pack(s[mt][2 * kk][0], s[mt][2 * kk][1]);
+        pa[mt][1] = Mma<T>::pack(s[mt][2 * kk][2], s[mt][2 * kk][3]);
+        pa[mt][2] = Mma<T>::pack(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
+        pa[mt][3] = Mma<T>::pack(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
+      }
+#pragma unroll
+      for (int dp = 0; dp < DT / 2; ++dp) {
+        unsigned vb[4];
+        ldmatrix_x4_trans(vb, v_tile + swizzled<D>(kk * 16 + ((lane / 8) % 2) * 8 + lane % 8, dp * 2 + lane / 16));
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+          Mma<T>::run(o[mt][2 * dp], pa[mt], vb[0], vb[1]);
+          Mma<T>::run(o[mt][2 * dp + 1], pa[mt], vb[2], vb[3]);
+        }
+      }
+    }
+  }
+  cp_async_wait<0>();
+
+  // O / l into the warp's own Q rows of shared memory, then out in 16-byte rows.
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float sum = row_sum[mt][r];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const float inv = sum > 0 ? 1.0f / sum : 0.0f;
+      const int row = warp_row + mt * 16 + lane / 4 + 8 * r;
+#pragma unroll
+      for (int dt = 0; dt < DT; ++dt) {
+        const int col = dt * 8 + (lane % 4) * 2;
+        const unsigned packed = Mma<T>::pack(o[mt][dt][2 * r] * inv, o[mt][dt][2 * r + 1] * inv);
+        memcpy(sq + swizzled<D>(row, col / 8) + col % 8, &packed, 4);
+      }
+    }
+  __syncwarp();
+  T* og = static_cast<T*>(a.o) + bh * a.s * D;
+  constexpr int kChunks = D / 8;
+  for (int i = lane; i < MT * 16 * kChunks; i += 32) {
+    const int row = warp_row + i / kChunks, c = i % kChunks;
+    if (m0 + row < seq)
+      *reinterpret_cast<uint4*>(og + static_cast<std::int64_t>(m0 + row) * D + c * 8) = *reinterpret_cast<const uint4*>(sq + swizzled<D>(row, c));
+  }
+}
+
+template <class T, int D, int BM, int BN, int WARPS, int STAGES>
+constexpr int shared_bytes() {
+  return (BM + 2 * STAGES * BN) * D * static_cast<int>(sizeof(T));
+}
+
+template <class T, int D, int BM, int BN, int WARPS, int STAGES>
+void launch_one(const PrefillArgs& a) {
+  constexpr int bytes = shared_bytes<T, D, BM, BN, WARPS, STAGES>();
+  auto* kernel = prefill_kernel<T, D, BM, BN, WARPS, STAGES>;
+  static const bool attribute_set = [&] {
+    ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    return true;
+  }();
+  (void)attribute_set;
+  const dim3 grid(static_cast<unsigned>((a.s + BM - 1) / BM), static_cast<unsigned>(a.b * a.hq));
+  kernel<<<grid, WARPS * 32, bytes, gpu::stream()>>>(a);
+  ROOFTOP_GPU_CHECK_LAUNCH("prefill_kernel");
+}
+
+template <int BM, int BN, int WARPS, int STAGES>
+PrefillKernel compile() {
+  PrefillKernel c{{BM, BN, WARPS, STAGES}, {}, {}, {}};
+  c.kernels[0][0] = reinterpret_cast<const void*>(prefill_kernel<__nv_bfloat16, 64, BM, BN, WARPS, STAGES>);
+  c.kernels[0][1] = reinterpret_cast<const void*>(prefill_kernel<__nv_bfloat16, 128, BM, BN, WARPS, STAGES>);
+  c.kernels[1][0] = reinterpret_cast<const void*>(prefill_kernel<__half, 64, BM, BN, WARPS, STAGES>);
+  c.kernels[1][1] = reinterpret_cast<const void*>(prefill_kernel<__half, 128, BM, BN, WARPS, STAGES>);
+  c.shared[0] = shared_bytes<__nv_bfloat16, 64, BM, BN, WARPS, STAGES>();
+  c.shared[1] = shared_bytes<__nv_bfloat16, 128, BM, BN, WARPS, STAGES>();
+  c.launch[0][0] = launch_one<__nv_bfloat16, 64, BM, BN, WARPS, STAGES>;
+  c.launch[0][1] = launch_one<__nv_bfloat16, 128, BM, BN, WARPS, STAGES>;
+  c.launch[1][0] = launch_one<__half, 64, BM, BN, WARPS, STAGES>;
+  c.launch[1][1] = launch_one<__half, 128, BM, BN, WARPS, STAGES>;
+  return c;
+}
+
+}  // namespace
+
+// FlashAttention-2's forward tiles for Ampere/Hopper are 128 query rows by 32-64 keys with
+// four warps; the others show the spread around it.
+const std::vector<PrefillKernel>& prefill_kernels() {
+  static const std::vector<PrefillKernel> all{compile<128, 64, 4, 2>(), compile<128, 32, 4, 2>(),
+                                              compile<64, 64, 4, 2>(), compile<128, 64, 8, 2>(),
+                                              compile<128, 64, 4, 3>()};
+  return all;
+}
+
+}  // namespace rooftop::attention

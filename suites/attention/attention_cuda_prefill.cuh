@@ -1,0 +1,42 @@
+#pragma once
+// Fused prefill attention on the GPU (FlashAttention-2 style): tensor-core QK^T and PV with
+// an online softmax, causal and GQA, never materialising the scores. Its tile shape, warp
+// count and pipeline depth are compile-time parameters, each compiled configuration is an
+// axis a sweep can name. Declared for the host code; the kernels are in the .cu.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/dtype.hpp"
+
+namespace rooftop::attention {
+
+struct PrefillArgs {
+  Dtype dtype;  // bf16 or fp16
+  std::int64_t b, hq, hkv, s, d;
+  bool causal;
+  const void* q;  // [B,Hq,S,D]
+  const void* k;  // [B,Hkv,S,D]
+  const void* v;
+  void* o;        // [B,Hq,S,D]
+};
+
+// A block of `warps` warps owns `bm` query rows and walks the keys `bn` at a time, with
+// `stages` key/value tiles in flight through cp.async.
+struct PrefillConfig {
+  int bm, bn, warps, stages;
+  bool operator==(const PrefillConfig&) const = default;
+};
+
+std::string config_name(const PrefillConfig& c);  // "m128n64w4s2"
+// The compiled configurations; the first is the default.
+const std::vector<PrefillConfig>& prefill_configs();
+// Empty when `c` can run this head dim and dtype on the current device, else the reason
+// (not compiled, too much shared memory, too many registers for the block's threads).
+std::string prefill_unsupported(const PrefillConfig& c, std::int64_t d, Dtype dtype);
+// "255 registers, 96 KiB shared, 92 B spilled": what the configuration costs a thread.
+std::string prefill_resources(const PrefillConfig& c, std::int64_t d, Dtype dtype);
+// Queues the kernel on gpu::stream().
+void launch_prefill(const PrefillArgs& args, const PrefillConfig& c);
+
+}  // namespace rooftop::attention
