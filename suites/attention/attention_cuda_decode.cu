@@ -25,9 +25,10 @@ __device__ inline __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2
 template <>
 __device__ inline __half from_f<__half>(float x) { return __float2half(x); }
 
-// E consecutive elements of a row, one lane's share, in one load (8 or 16 bytes).
+// E consecutive elements of a row, one lane's share, in one load (16 bytes for 16-bit
+// types at D = 128).
 template <class T, int E>
-struct alignas(sizeof(T) * E) Chunk {
+struct alignas(sizeof(T) * E > 16 ? 16 : sizeof(T) * E) Chunk {
   T x[E];
 };
 
@@ -36,17 +37,31 @@ __device__ inline std::int64_t partial_index(std::int64_t bh, int split, int spl
   return (bh * splits + split) * (d + 2);
 }
 
-// Block (b, kvh, split): 4 warps walk the split's keys, a warp per key at a time; each lane
-// holds E = D/32 elements of the G queries, of the key and value rows, and of the outputs.
+// Block (b, kvh, split): each half-warp walks its own keys of the split and keeps its own
+// softmax state; a lane holds E = D/16 elements of the G queries, of the key and value
+// rows and of the outputs. Half-warp rows halve the shuffles and exponentials per key
+// against a warp per row, which bound the kernel well below the HBM roof.
 template <class T, int D, int G>
 __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
-  constexpr int E = D / kWarp;
-  const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  constexpr int kRowLanes = 16, kRows = kWarps * kWarp / kRowLanes;  // half-warps in the block
+  constexpr int E = D / kRowLanes;
+  const int lane = threadIdx.x % kRowLanes, row_group = threadIdx.x / kRowLanes;
   const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
   const int split = blockIdx.y;
   const std::int64_t chunk = (a.skv + a.splits - 1) / a.splits;
   const std::int64_t k0 = split * chunk, k1 = min(a.skv, k0 + chunk);
   const float scale = rsqrtf(static_cast<float>(D));
+
+  // A paged cache: the split's block ids once into shared memory, so no key waits on a
+  // table load before its own.
+  __shared__ std::int32_t table[kMaxSplitKeys / 16 + 2];
+  const std::int64_t first_block = a.block ? k0 / a.block : 0;
+  if (a.block) {
+    const std::int64_t blocks = k1 > k0 ? (k1 - 1) / a.block - first_block + 1 : 0;
+    for (std::int64_t i = threadIdx.x; i < blocks; i += blockDim.x)
+      table[i] = a.block_table[b * (a.skv / a.block) + first_block + i];
+    __syncthreads();
+  }
 
   float q[G][E], acc[G][E], m[G], l[G];
   for (int g = 0; g < G; ++g) {
@@ -60,16 +75,19 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   }
   const T* kbase = static_cast<const T*>(a.k);
   const T* vbase = static_cast<const T*>(a.v);
-  // kUnroll keys per warp per step, all loads issued before any use: enough bytes in flight
-  // to cover HBM latency (one key at a time reached 60% of the copy bandwidth).
-  for (std::int64_t j0 = k0 + warp * kUnroll; j0 < k1; j0 += kWarps * kUnroll) {
+  // kUnroll keys per half-warp per step, all loads issued before any use: enough bytes in
+  // flight to cover HBM latency. The loop runs warp-uniform (the shuffles need both halves);
+  // keys past the split's end are loaded from a valid row and left out.
+  const int warp = threadIdx.x / kWarp, half = (threadIdx.x % kWarp) / kRowLanes;
+  for (std::int64_t w0 = k0 + warp * 2 * kUnroll; w0 < k1; w0 += kWarps * 2 * kUnroll) {
+    const std::int64_t j0 = w0 + half * kUnroll;
     Chunk<T, E> kc[kUnroll], vc[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t j = min(j0 + u, k1 - 1);  // past the end: a valid row, masked below
+      const std::int64_t j = min(j0 + u, k1 - 1);
       std::int64_t row;
       if (a.block) {
-        const std::int64_t blk = a.block_table[b * (a.skv / a.block) + j / a.block];
+        const std::int64_t blk = table[j / a.block - first_block];
         row = ((blk * a.hkv + kvh) * a.block + j % a.block) * D;
       } else {
         row = ((b * a.hkv + kvh) * a.skv + j) * D;
@@ -79,7 +97,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      if (j0 + u >= k1) break;
+      const bool valid = j0 + u < k1;
       float kf[E], vf[E];
       for (int e = 0; e < E; ++e) {
         kf[e] = to_f(kc[u].x[e]);
@@ -88,7 +106,8 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
       for (int g = 0; g < G; ++g) {
         float s = 0;
         for (int e = 0; e < E; ++e) s += q[g][e] * kf[e];
-        for (int off = kWarp / 2; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
+        for (int off = kRowLanes / 2; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
+        if (!valid) continue;
         const float m_new = fmaxf(m[g], s), c = __expf(m[g] - m_new), p = __expf(s - m_new);
         l[g] = l[g] * c + p;
         m[g] = m_new;
@@ -96,22 +115,22 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
       }
     }
   }
-  // The block's four warps into one partial per query head.
-  __shared__ float sm_m[kWarps][G], sm_l[kWarps][G], sm_acc[kWarps][G][D];
+  // The block's half-warps into one partial per query head.
+  __shared__ float sm_m[kRows][G], sm_l[kRows][G], sm_acc[kRows][G][D];
   for (int g = 0; g < G; ++g) {
     if (lane == 0) {
-      sm_m[warp][g] = m[g];
-      sm_l[warp][g] = l[g];
+      sm_m[row_group][g] = m[g];
+      sm_l[row_group][g] = l[g];
     }
-    for (int e = 0; e < E; ++e) sm_acc[warp][g][lane * E + e] = acc[g][e];
+    for (int e = 0; e < E; ++e) sm_acc[row_group][g][lane * E + e] = acc[g][e];
   }
   __syncthreads();
   for (int idx = threadIdx.x; idx < G * D; idx += blockDim.x) {
     const int g = idx / D, t = idx % D;
     float mx = -INFINITY;
-    for (int w = 0; w < kWarps; ++w) mx = fmaxf(mx, sm_m[w][g]);
+    for (int w = 0; w < kRows; ++w) mx = fmaxf(mx, sm_m[w][g]);
     float lsum = 0, o = 0;
-    for (int w = 0; w < kWarps; ++w) {
+    for (int w = 0; w < kRows; ++w) {
       const float f = sm_m[w][g] == -INFINITY ? 0.0f : __expf(sm_m[w][g] - mx);
       lsum += sm_l[w][g] * f;
       o += sm_acc[w][g][t] * f;
@@ -171,7 +190,8 @@ void launch_dim(const DecodeArgs& a) {
 
 int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int sms) {
   const std::int64_t want = (8 * static_cast<std::int64_t>(sms) + b * hkv - 1) / (b * hkv);
-  return static_cast<int>(std::clamp<std::int64_t>(want, 1, std::max<std::int64_t>(1, skv / 256)));
+  const std::int64_t fewest = (skv + kMaxSplitKeys - 1) / kMaxSplitKeys;
+  return static_cast<int>(std::clamp<std::int64_t>(want, fewest, std::max<std::int64_t>(fewest, skv / 256)));
 }
 
 std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t d, int splits) {

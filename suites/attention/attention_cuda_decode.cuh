@@ -21,8 +21,10 @@ struct DecodeArgs {
 
 // The largest group (Hq / Hkv) the kernel keeps in registers.
 inline constexpr std::int64_t kMaxDecodeGroup = 8;
+// The most keys one split walks: its paged block ids fit in shared memory.
+inline constexpr std::int64_t kMaxSplitKeys = 8192;
 // Splits of the cache per (batch, KV head): enough blocks to fill `sms` multiprocessors
-// eight times over, each split at least 256 keys.
+// eight times over, each split at least 256 keys and at most kMaxSplitKeys.
 int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int sms);
 std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t d, int splits);
 // Queues the two kernels (split, then combine) on gpu::stream().

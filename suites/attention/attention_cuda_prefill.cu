@@ -23,15 +23,22 @@ __device__ inline void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-__device__ inline void ldmatrix_x4(unsigned (&r)[4], const void* p) {
+__device__ inline void ldmatrix_x4(unsigned (&r)[4], unsigned address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_address(p)));
+               : "r"(address));
 }
-__device__ inline void ldmatrix_x4_trans(unsigned (&r)[4], const void* p) {
+__device__ inline void ldmatrix_x4_trans(unsigned (&r)[4], unsigned address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_address(p)));
+               : "r"(address));
+}
+
+// 2^x in one MUFU instruction; exp2f adds a denormal-range fixup around it.
+__device__ inline float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 
 template <class T>
@@ -76,6 +83,19 @@ __device__ inline int swizzled(int row, int chunk) {
   return row * D + ((chunk ^ (row % 8)) * 8);
 }
 
+// The shared address a lane gives ldmatrix for the 16x16 block at (row0 + lane_row, 2 step +
+// lane_chunk), for any row0 a multiple of 8 and any step: the lane's address for step 0,
+// XOR 32 step, plus row0's rows. The XOR stays inside one row (rows start 256-aligned at D =
+// 128, 128-aligned at D = 64), so the steps cost an ALU op, not a register each.
+template <class T, int D>
+__device__ inline unsigned lane_address(const T* tile, int lane_row, int lane_chunk) {
+  return smem_address(tile) + static_cast<unsigned>(swizzled<D>(lane_row, lane_chunk) * sizeof(T));
+}
+template <class T, int D>
+__device__ inline unsigned step_address(unsigned lane, int step, int row0) {
+  return (lane ^ static_cast<unsigned>(step * 32)) + static_cast<unsigned>(row0 * D * sizeof(T));
+}
+
 // Rows [r0, r0 + ROWS) of a [S, D] matrix into a swizzled tile; rows at or past S are zeros.
 template <class T, int D, int ROWS, int THREADS>
 __device__ inline void load_tile(T* tile, const T* g, int r0, int s) {
@@ -98,7 +118,7 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
   constexpr int DT = D / 8;              // 8-column output tiles
   static_assert(MT >= 1 && BM % (16 * WARPS) == 0 && BN % 16 == 0 && D % 16 == 0);
 
-  extern __shared__ uint4 shared_raw[];
+  extern __shared__ __align__(1024) uint4 shared_raw[];
   T* sq = reinterpret_cast<T*>(shared_raw);
   T* sk = sq + BM * D;
   T* sv = sk + STAGES * BN * D;
@@ -134,6 +154,7 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
     }
   const float scale_log2 = 1.4426950408889634f * rsqrtf(static_cast<float>(D));
   const int warp_row = warp * MT * 16;
+  const unsigned q_lane = lane_address<T, D>(sq, warp_row + lane % 16, lane / 16);
 
   for (int t = 0; t < tiles; ++t) {
     cp_async_wait<STAGES - 2>();
@@ -146,8 +167,8 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
       }
       cp_async_commit();
     }
-    const T* k_tile = sk + (t % STAGES) * BN * D;
-    const T* v_tile = sv + (t % STAGES) * BN * D;
+    const unsigned k_lane = lane_address<T, D>(sk + (t % STAGES) * BN * D, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
+    const unsigned v_lane = lane_address<T, D>(sv + (t % STAGES) * BN * D, ((lane / 8) % 2) * 8 + lane % 8, lane / 16);
 
     // S = Q K^T for this warp's rows and the tile's BN keys.
     float s[MT][NT][4] = {};
@@ -156,11 +177,11 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
       unsigned qa[MT][4];
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt)
-        ldmatrix_x4(qa[mt], sq + swizzled<D>(warp_row + mt * 16 + lane % 16, kd * 2 + lane / 16));
+        ldmatrix_x4(qa[mt], step_address<T, D>(q_lane, kd, mt * 16));
 #pragma unroll
       for (int np = 0; np < NT / 2; ++np) {
         unsigned kb[4];
-        ldmatrix_x4(kb, k_tile + swizzled<D>(np * 16 + (lane / 16) * 8 + lane % 8, kd * 2 + (lane / 8) % 2));
+        ldmatrix_x4(kb, step_address<T, D>(k_lane, kd, np * 16));
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           Mma<T>::run(s[mt][2 * np], qa[mt], kb[0], kb[1]);
@@ -195,14 +216,14 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         const float base = mx == -INFINITY ? 0.0f : mx * scale_log2;
-        const float corr = exp2f(row_max[mt][r] * scale_log2 - base);
+        const float corr = fast_exp2(row_max[mt][r] * scale_log2 - base);
         row_max[mt][r] = mx;
         float sum = 0;
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
           for (int e = 2 * r; e < 2 * r + 2; ++e) {
-            s[mt][nt][e] = exp2f(s[mt][nt][e] * scale_log2 - base);
+            s[mt][nt][e] = fast_exp2(fmaf(s[mt][nt][e], scale_log2, -base));
             sum += s[mt][nt][e];
           }
         row_sum[mt][r] = row_sum[mt][r] * corr + sum;
@@ -227,7 +248,7 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
 #pragma unroll
       for (int dp = 0; dp < DT / 2; ++dp) {
         unsigned vb[4];
-        ldmatrix_x4_trans(vb, v_tile + swizzled<D>(kk * 16 + ((lane / 8) % 2) * 8 + lane % 8, dp * 2 + lane / 16));
+        ldmatrix_x4_trans(vb, step_address<T, D>(v_lane, dp, kk * 16));
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           Mma<T>::run(o[mt][2 * dp], pa[mt], vb[0], vb[1]);
