@@ -77,10 +77,7 @@ class DecodeCuda final : public Instance {
     v_ = upload(data_.v_pool(), data_.kv_bytes());
     o_ = gpu::DeviceBuffer(data_.q_bytes());
     if (s.block) table_ = upload(data_.block_table().data(), data_.block_table().size() * sizeof(std::int32_t));
-    int device = 0, sms = 0;
-    ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
-    ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const int splits = decode_splits(s.b, s.hkv, s.skv, sms);
+    const int splits = decode_splits(s.b, s.hkv, s.skv, decode_resident_blocks(dtype, s.d, s.group()));
     partial_ = gpu::DeviceBuffer(static_cast<std::size_t>(decode_workspace_floats(s.b, s.hq, s.d, splits)) * sizeof(float));
     args_ = {dtype, s.b, s.hq, s.hkv, s.skv, s.d, s.block, q_.get(), k_.get(), v_.get(),
              s.block ? table_.as<std::int32_t>() : nullptr, o_.get(), partial_.as<float>(), splits};

@@ -188,14 +188,52 @@ void launch_dim(const DecodeArgs& a) {
 
 }  // namespace
 
-int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int sms) {
-  const std::int64_t want = (8 * static_cast<std::int64_t>(sms) + b * hkv - 1) / (b * hkv);
-  const std::int64_t fewest = (skv + kMaxSplitKeys - 1) / kMaxSplitKeys;
-  return static_cast<int>(std::clamp<std::int64_t>(want, fewest, std::max<std::int64_t>(fewest, skv / 256)));
+int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int resident_blocks) {
+  const std::int64_t pairs = b * hkv, fewest = (skv + kMaxSplitKeys - 1) / kMaxSplitKeys;
+  const std::int64_t most = std::max<std::int64_t>(fewest, skv / 256);
+  // The fewest splits that fill at least one wave of resident blocks with a last wave at
+  // least 90% full; else the best-filled count.
+  std::int64_t best = fewest;
+  double best_fill = 0;
+  for (std::int64_t splits = fewest; splits <= most; ++splits) {
+    const std::int64_t blocks = pairs * splits, waves = (blocks + resident_blocks - 1) / resident_blocks;
+    const double fill = static_cast<double>(blocks) / static_cast<double>(waves * resident_blocks);
+    if (blocks >= resident_blocks && fill >= 0.9) return static_cast<int>(splits);
+    if (fill > best_fill + 1e-9) {
+      best = splits;
+      best_fill = fill;
+    }
+  }
+  return static_cast<int>(best);
 }
 
 std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t d, int splits) {
   return b * hq * splits * (d + 2);
+}
+
+namespace {
+template <class T, int D>
+int resident_group(std::int64_t g, int sms) {
+  int per_sm = 0;
+  const auto kernel = g == 1 ? decode_split<T, D, 1> : g == 2 ? decode_split<T, D, 2> : g == 4 ? decode_split<T, D, 4> : decode_split<T, D, 8>;
+  ROOFTOP_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * kWarp, 0));
+  return std::max(1, per_sm) * sms;
+}
+template <class T>
+int resident_dim(std::int64_t d, std::int64_t g, int sms) {
+  return d == 64 ? resident_group<T, 64>(g, sms) : resident_group<T, 128>(g, sms);
+}
+}  // namespace
+
+int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group) {
+  int device = 0, sms = 0;
+  ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
+  ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  switch (dtype) {
+    case Dtype::fp32: return resident_dim<float>(d, group, sms);
+    case Dtype::bf16: return resident_dim<__nv_bfloat16>(d, group, sms);
+    default: return resident_dim<__half>(d, group, sms);
+  }
 }
 
 void launch_decode(const DecodeArgs& a) {

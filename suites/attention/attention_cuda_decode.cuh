@@ -23,9 +23,11 @@ struct DecodeArgs {
 inline constexpr std::int64_t kMaxDecodeGroup = 8;
 // The most keys one split walks: its paged block ids fit in shared memory.
 inline constexpr std::int64_t kMaxSplitKeys = 8192;
-// Splits of the cache per (batch, KV head): enough blocks to fill `sms` multiprocessors
-// eight times over, each split at least 256 keys and at most kMaxSplitKeys.
-int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int sms);
+// Blocks of the split kernel the whole GPU holds at once, for this dtype, head dim and group.
+int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group);
+// Splits of the cache per (batch, KV head): each split 256 to kMaxSplitKeys keys, chosen so
+// the blocks fill whole waves of `resident_blocks` (a 40%-full last wave cost a fifth).
+int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int resident_blocks);
 std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t d, int splits);
 // Queues the two kernels (split, then combine) on gpu::stream().
 void launch_decode(const DecodeArgs& args);

@@ -206,6 +206,8 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
     }
 
     // Online softmax: each row lives in the four lanes of a quad.
+    float corr[MT][2];
+    bool rescale = false;
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
@@ -216,7 +218,8 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         const float base = mx == -INFINITY ? 0.0f : mx * scale_log2;
-        const float corr = fast_exp2(row_max[mt][r] * scale_log2 - base);
+        corr[mt][r] = fast_exp2(row_max[mt][r] * scale_log2 - base);
+        rescale |= mx != row_max[mt][r];
         row_max[mt][r] = mx;
         float sum = 0;
 #pragma unroll
@@ -226,13 +229,18 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
             s[mt][nt][e] = fast_exp2(fmaf(s[mt][nt][e], scale_log2, -base));
             sum += s[mt][nt][e];
           }
-        row_sum[mt][r] = row_sum[mt][r] * corr + sum;
-#pragma unroll
-        for (int dt = 0; dt < DT; ++dt) {
-          o[mt][dt][2 * r] *= corr;
-          o[mt][dt][2 * r + 1] *= corr;
-        }
+        row_sum[mt][r] = row_sum[mt][r] * corr[mt][r] + sum;
       }
+    // Deep into a long row the maximum rarely moves: skip the output rescale (exactly 1)
+    // when no row of the warp's moved.
+    if (__any_sync(0xffffffffu, rescale)) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int dt = 0; dt < DT; ++dt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) o[mt][dt][e] *= corr[mt][e / 2];
+    }
 
     // O += P V: the score accumulators, rounded to T, are already the A operand's layout.
 #pragma unroll
