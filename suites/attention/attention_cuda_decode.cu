@@ -95,24 +95,34 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
       kc[u] = reinterpret_cast<const Chunk<T, E>*>(kbase + row)[lane];
       vc[u] = reinterpret_cast<const Chunk<T, E>*>(vbase + row)[lane];
     }
+    // The kUnroll keys' scores first, then one softmax update for all of them: one rescale
+    // of the output per step, not per key.
+    float kf[kUnroll][E];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const bool valid = j0 + u < k1;
-      float kf[E], vf[E];
-      for (int e = 0; e < E; ++e) {
-        kf[e] = to_f(kc[u].x[e]);
-        vf[e] = to_f(vc[u].x[e]);
+    for (int u = 0; u < kUnroll; ++u)
+      for (int e = 0; e < E; ++e) kf[u][e] = to_f(kc[u].x[e]);
+    for (int g = 0; g < G; ++g) {
+      float sc[kUnroll];
+      float m_new = m[g];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        float dot = 0;
+        for (int e = 0; e < E; ++e) dot += q[g][e] * kf[u][e];
+        for (int off = kRowLanes / 2; off > 0; off /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, off);
+        sc[u] = j0 + u < k1 ? dot : -INFINITY;
+        m_new = fmaxf(m_new, sc[u]);
       }
-      for (int g = 0; g < G; ++g) {
-        float s = 0;
-        for (int e = 0; e < E; ++e) s += q[g][e] * kf[e];
-        for (int off = kRowLanes / 2; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
-        if (!valid) continue;
-        const float m_new = fmaxf(m[g], s), c = __expf(m[g] - m_new), p = __expf(s - m_new);
-        l[g] = l[g] * c + p;
-        m[g] = m_new;
-        for (int e = 0; e < E; ++e) acc[g][e] = acc[g][e] * c + p * vf[e];
+      if (m_new == -INFINITY) continue;  // no valid key yet
+      const float c = __expf(m[g] - m_new);
+      l[g] *= c;
+      for (int e = 0; e < E; ++e) acc[g][e] *= c;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const float p = __expf(sc[u] - m_new);
+        l[g] += p;
+        for (int e = 0; e < E; ++e) acc[g][e] += p * to_f(vc[u].x[e]);
       }
+      m[g] = m_new;
     }
   }
   // The block's half-warps into one partial per query head.
