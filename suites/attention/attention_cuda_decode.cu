@@ -11,7 +11,7 @@ namespace {
 
 constexpr int kWarps = 4;
 constexpr int kWarp = 32;
-constexpr int kUnroll = 4;
+constexpr int kUnroll = 8;
 
 __device__ inline float to_f(float x) { return x; }
 __device__ inline float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
@@ -55,7 +55,8 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   // A paged cache: the split's block ids once into shared memory, so no key waits on a
   // table load before its own.
   __shared__ std::int32_t table[kMaxSplitKeys / 16 + 2];
-  const std::int64_t first_block = a.block ? k0 / a.block : 0;
+  const int block_shift = a.block == 32 ? 5 : 4;  // block sizes are 16 or 32
+  const std::int64_t first_block = a.block ? k0 >> block_shift : 0;
   if (a.block) {
     const std::int64_t blocks = k1 > k0 ? (k1 - 1) / a.block - first_block + 1 : 0;
     for (std::int64_t i = threadIdx.x; i < blocks; i += blockDim.x)
@@ -87,8 +88,10 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
       const std::int64_t j = min(j0 + u, k1 - 1);
       std::int64_t row;
       if (a.block) {
-        const std::int64_t blk = table[j / a.block - first_block];
-        row = ((blk * a.hkv + kvh) * a.block + j % a.block) * D;
+        // Shifts, not a 64-bit division by the block size: that cost paging a fifth.
+        const int jj = static_cast<int>(j);
+        const std::int64_t blk = table[(jj >> block_shift) - static_cast<int>(first_block)];
+        row = ((blk * a.hkv + kvh) * a.block + (jj & (static_cast<int>(a.block) - 1))) * D;
       } else {
         row = ((b * a.hkv + kvh) * a.skv + j) * D;
       }
@@ -96,7 +99,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
       vc[u] = reinterpret_cast<const Chunk<T, E>*>(vbase + row)[lane];
     }
     // The kUnroll keys' scores first, then one softmax update for all of them: one rescale
-    // of the output per step, not per key.
+    // of the output per step, not per key (the kernel is bound by instructions, not bytes).
     float kf[kUnroll][E];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
