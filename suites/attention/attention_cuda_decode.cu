@@ -11,7 +11,7 @@ namespace {
 
 constexpr int kWarps = 4;
 constexpr int kWarp = 32;
-constexpr int kUnroll = 8;
+constexpr int kUnroll = 4;  // 8 needs registers that cost a quarter of the occupancy and the speed
 
 __device__ inline float to_f(float x) { return x; }
 __device__ inline float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
