@@ -8,7 +8,8 @@ sudo=""
 if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential cmake ninja-build git ca-certificates
-  libbenchmark-dev libdnnl-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev libkainjow-mustache-dev python3)
+  libbenchmark-dev libdnnl-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev libkainjow-mustache-dev python3
+  libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = "--tests" ]; then
   packages+=(python3-jsonschema chromium)
   command -v npm >/dev/null || packages+=(nodejs npm)

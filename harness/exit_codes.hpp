@@ -6,5 +6,6 @@ inline constexpr int kExitFailure = 1;      // run: a point failed or errored; g
 inline constexpr int kExitUsage = 2;        // bad flags, shapes or input files
 inline constexpr int kExitNoBaseline = 3;   // gate: no baseline for this device (CTest maps it to SKIP)
 inline constexpr int kExitNoDevice = 4;     // the backend's device is not present (CTest maps gpu tests to SKIP)
+inline constexpr int kExitCommFault = 5;   // collectives: a rank died or hung; the finished sizes were kept
 inline constexpr int kExitInterrupted = 130;  // Ctrl-C: the results of finished points were kept
 }  // namespace rooftop

@@ -122,6 +122,16 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
                     {"median_ci_coverage", s.median_ci.coverage}};
     j["throughput"] = {{"flops_per_s", r.problem.work.flops / s.median},
                        {"bytes_per_s", r.problem.work.bytes / s.median}};
+    // Collectives: nccl-tests' busbw, and its share of the link it crosses.
+    if (const auto& p = r.problem.params; p.contains("bus_factor")) {
+      const double bus = r.problem.work.bytes / s.median * p["bus_factor"].get<double>();
+      if (bus > 0) j["throughput"]["bus_bytes_per_s"] = bus;
+      if (p.contains("link_bytes_per_s") && bus > 0) {
+        j["throughput"]["link"] = p["link"];
+        j["throughput"]["link_bytes_per_s"] = p["link_bytes_per_s"];
+        j["throughput"]["percent_of_link"] = 100.0 * bus / p["link_bytes_per_s"].get<double>();
+      }
+    }
     if (ceilings) {
       const bool cold = r.problem.params.value("cache", std::string()).starts_with("cold");
       if (auto p = place_on_roofline(*ceilings, r.problem.dtype, r.problem.work, s.median, cold)) {

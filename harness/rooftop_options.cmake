@@ -22,6 +22,7 @@ function(rooftop_resolve_backend name)
         set(found TRUE)
       endif()
     elseif(name STREQUAL "MPI")
+      set(MPI_CXX_SKIP_MPICXX TRUE)  # the C API from C++: no libmpi_cxx to carry
       find_package(MPI QUIET COMPONENTS CXX)
       set(found ${MPI_CXX_FOUND})
     endif()

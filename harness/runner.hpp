@@ -28,6 +28,7 @@ struct RunOptions {
   std::optional<double> min_time_s;  // per repetition; default set by the tier
   std::uint64_t seed = 0;
   CachePolicy cache = CachePolicy::automatic;
+  double comm_timeout_s = 120;       // collectives: a collective slower than this means a dead or hung rank
   std::optional<std::filesystem::path> out;  // results JSON, rewritten after every point
   std::vector<std::string> benchmark_args;   // --benchmark_* flags, passed to Google Benchmark
   std::string command_line;

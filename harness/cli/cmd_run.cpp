@@ -1,7 +1,9 @@
 // `rooftop run`: measure the points of one or more suites on a backend.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <memory>
 
 #include <iostream>
 #include <random>
@@ -11,11 +13,24 @@
 #include "harness/cli/profile_lookup.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/runner.hpp"
+#include "harness/errors.hpp"
 #include "harness/version.hpp"
+#include "suites/collectives/collectives_runner.hpp"
+#include "suites/collectives/local_transport.hpp"
 #include "reports/printers.hpp"
 
 namespace rooftop::cli {
 namespace {
+
+int count_failures(const nlohmann::ordered_json& j) {
+  int failures = 0;
+  for (const auto& r : j["results"]) {
+    const auto status = r["status"].get<std::string>();
+    if (status == "failed" || status == "error") ++failures;
+  }
+  return failures;
+}
+int results_exit_code(const nlohmann::ordered_json& j) { return count_failures(j) ? kExitFailure : kExitOk; }
 
 struct RunFlags {
   RunOptions options;
@@ -33,10 +48,17 @@ int execute_run(RunFlags& f) {
   if (f.min_time > 0) o.min_time_s = f.min_time;
   if (!f.out.empty()) o.out = f.out;
   o.seed = f.seed >= 0 ? static_cast<std::uint64_t>(f.seed) : std::random_device{}();
+  const bool collectives = std::find(o.suites.begin(), o.suites.end(), "collectives") != o.suites.end();
+  if (collectives && o.suites.size() > 1)
+    throw InputError("run --suite collectives on its own: its ranks must run the same points in lockstep");
+  std::unique_ptr<collectives::Transport> transport;
+  if (collectives) transport = collectives::make_transport(o.backend);  // MPI_Init before anything prints
+  const bool writer = !transport || transport->writes_results();
   const auto& backend = find_backend(o.backend);
-  plan_points(o, backend.available_memory_bytes());  // input errors (suite, dtype, shape, filter) before anything is measured
+  if (collectives) collectives::plan_collectives(o, transport->ranks());
+  else plan_points(o, backend.available_memory_bytes());  // input errors (suite, dtype, shape, filter) before anything is measured
   const auto lookup = find_profile(backend, f.profile);
-  if (!lookup.profile) fmt::print(stderr, "rooftop: note: {}; roofline fields will be empty\n", lookup.source);
+  if (!lookup.profile && writer) fmt::print(stderr, "rooftop: note: {}; roofline fields will be empty\n", lookup.source);
 
   RunMetadata meta;
   meta.rooftop_version = kVersion;
@@ -56,14 +78,14 @@ int execute_run(RunFlags& f) {
   }
 
   bool interrupted = false;
-  const auto results = run_points(o, backend, std::move(meta), interrupted);
+  const auto results = collectives ? collectives::run_collectives(o, *transport, std::move(meta))
+                                   : run_points(o, backend, std::move(meta), interrupted);
+  if (!writer) return results_exit_code(results_to_json(results));  // rank 0 prints and writes
   const auto j = results_to_json(results);
   reports::print_results(std::cout, f.format, j);
 
-  int failures = 0;
+  const int failures = count_failures(j);
   for (const auto& r : j["results"]) {
-    const auto status = r["status"].get<std::string>();
-    if (status == "failed" || status == "error") ++failures;
     if (r["roofline"].is_object() && r["roofline"]["above_ceiling"].get<bool>())
       fmt::print(stderr, "rooftop: WARNING: {} runs at {:.0f}% of its {} roof: the ceiling is wrong (measured low, "
                          "e.g. while the machine was busy); run `rooftop characterize --merge` to keep the best of both\n",
@@ -113,6 +135,10 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
       ->transform(CLI::CheckedTransformer(std::map<std::string, CachePolicy>{
           {"auto", CachePolicy::automatic}, {"cold", CachePolicy::cold}, {"warm", CachePolicy::warm}}))
       ->default_str("auto");
+  cmd->add_option("--comm-timeout", o.comm_timeout_s,
+                  "collectives: seconds before a collective that has not finished counts as a dead or hung rank "
+                  "(every rank then ends with exit 5)")
+      ->capture_default_str()->check(CLI::PositiveNumber);
   cmd->callback([flags, &exit_code] { exit_code = execute_run(*flags); });
 }
 

@@ -19,6 +19,7 @@ constexpr const char* kExitCodesHelp =
     "       a baseline of another device, tier or schema\n"
     "  3    gate: no baseline for this device (the message gives the command to make one)\n"
     "  4    the backend's device is not here (no GPU or no driver); other backends still run\n"
+    "  5    collectives: a rank died or hung past --comm-timeout; the finished points were kept\n"
     "  130  interrupted (Ctrl-C); the results of the points that finished were kept\n"
     "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"
     "--benchmark_enable_random_interleaving=true).";

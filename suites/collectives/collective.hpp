@@ -1,0 +1,51 @@
+#pragma once
+// One collective, as nccl-tests lays it out: its byte counts, data, bus factor and call.
+// Each lives in its own file (all_reduce.cpp, ...); the common loop in collectives_runner.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "suites/collectives/transport.hpp"
+
+namespace rooftop::collectives {
+
+// The element counts of one rank's buffers for a collective of `size` bytes on n ranks.
+struct Counts {
+  std::size_t send = 0, recv = 0;  // elements in each buffer
+  std::size_t call = 0;            // the count the primitive takes
+};
+
+// The value rank r puts at element i of its send buffer: small integers, so every sum of
+// up to 24 ranks is exact in every dtype (bf16 and fp16 included) and any wrong or unwritten
+// element shows.
+inline double pattern(int rank, std::size_t i) { return static_cast<double>((i + 3 * static_cast<std::size_t>(rank)) % 7) - 3.0; }
+
+struct Collective {
+  std::string_view name;
+  bool reduces;        // needs a sum: not for dtypes without arithmetic
+  bool has_in_place;   // whether an in-place form exists
+  // nccl-tests' size: the bytes its algbw divides by (the larger buffer of a rank).
+  Counts (*counts)(std::size_t size_bytes, std::size_t element_bytes, int ranks);
+  // algbw x factor = busbw: the bandwidth each link carries in the ring algorithm.
+  double (*bus_factor)(int ranks);
+  // Rank r's send buffer.
+  double (*send_value)(int rank, std::size_t i, const Counts& c, int ranks);
+  // In place, the smaller buffer sits inside the larger at this element offset (all_gather:
+  // the send chunk at the rank's slot; reduce_scatter: the result at the rank's chunk).
+  std::size_t (*in_place_offset)(int rank, const Counts& c);
+  // The value rank r must hold at recv element i; false where nothing is defined (the
+  // non-root ranks of reduce).
+  bool (*expected)(int rank, std::size_t i, const Counts& c, int ranks, double& value);
+  // Queues the primitive for local rank `local` (between Transport::begin and end).
+  void (*run)(Transport& t, int local, const void* send, void* recv, const Counts& c, Dtype dtype);
+};
+
+// all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv.
+std::span<const Collective* const> all_collectives();
+const Collective* find_collective(std::string_view name);  // null if unknown
+
+extern const Collective kAllReduce, kAllGather, kReduceScatter, kAlltoall, kBroadcast, kReduce, kSendRecv;
+
+}  // namespace rooftop::collectives
