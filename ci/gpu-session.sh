@@ -4,7 +4,7 @@
 # and compare. Everything worth keeping goes under $OUT.
 #
 # usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
-#   steps: tests tests-attention info characterize smoke quick bare bare-paused baseline aa gate attention
+#   steps: tests tests-attention collectives info characterize smoke quick bare bare-paused baseline aa gate attention
 set -uo pipefail
 bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
 shift
@@ -35,6 +35,14 @@ for step in "$@"; do
           python3 tests/cuda_presence.py "$bin/rooftop" | tail -3 ;;
     attention) "$bin/rooftop" run --suite attention --backend cuda --tier quick --out "$out/cuda-quick-attention.json" \
                  > "$out/cuda-quick-attention.log" 2>&1; echo "exit $?"; grep -E "^attention" "$out/cuda-quick-attention.log" | cut -c1-60,150- ;;
+    collectives)  # the 4 GiB headline twice, each beside a bare NCCL loop, then the quick tier in bf16
+      for round in 1 2; do
+        "$bin/rooftop_bare_nccl_benchmark" 4294967296 10 5 2>&1 | tee -a "$out/bare-nccl.txt"
+        "$bin/rooftop" run --suite collectives --backend cuda --shape all_reduce:4G,all_gather:4G,reduce_scatter:4G \
+          --dtype bf16 --min-time 0.1 --out "$out/cuda-collectives-4g-$round.json" 2>&1 | grep -E "^collectives|wrote|rooftop:" | cut -c1-60,120-
+      done
+      timeout 300 "$bin/rooftop" run --suite collectives --backend cuda --tier quick --dtype bf16 \
+        --out "$out/cuda-quick-collectives.json" > "$out/cuda-quick-collectives.log" 2>&1; echo "exit $?" ;;
     aa) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --repetitions 10 \
           --benchmark_enable_random_interleaving=true --out "$out/cuda-quick-gemm-aa.json" > /dev/null 2>&1
         echo "exit $?" ;;

@@ -55,8 +55,21 @@ int execute_run(RunFlags& f) {
   if (collectives) transport = collectives::make_transport(o.backend);  // MPI_Init before anything prints
   const bool writer = !transport || transport->writes_results();
   const auto& backend = find_backend(o.backend);
-  if (collectives) collectives::plan_collectives(o, transport->ranks());
-  else plan_points(o, backend.available_memory_bytes());  // input errors (suite, dtype, shape, filter) before anything is measured
+  if (collectives) {
+    // A rank that refuses its arguments alone would leave the others waiting for it.
+    std::string refused;
+    try {
+      collectives::plan_collectives(o, transport->ranks());
+    } catch (const InputError& e) {
+      refused = e.what();
+    }
+    if (!transport->all_processes(refused.empty()))
+      throw InputError(refused.empty() ? "another rank refused its arguments (its message says why): give every rank "
+                                         "the same arguments"
+                                       : refused);
+  } else {
+    plan_points(o, backend.available_memory_bytes());
+  }  // input errors (suite, dtype, shape, filter) before anything is measured
   const auto lookup = find_profile(backend, f.profile);
   if (!lookup.profile && writer) fmt::print(stderr, "rooftop: note: {}; roofline fields will be empty\n", lookup.source);
 

@@ -1,0 +1,107 @@
+// Collectives: nccl-tests' byte counts and bus factors, sizes, and the check catching a
+// rank's wrong data (a transport that corrupts one element).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "harness/errors.hpp"
+#include "suites/collectives/collectives_plan.hpp"
+#include "suites/collectives/collectives_runner.hpp"
+#include "suites/collectives/local_transport.hpp"
+
+using namespace rooftop;
+using namespace rooftop::collectives;
+
+TEST_CASE("bus factors and byte counts follow nccl-tests for 2, 4 and 8 ranks", "[collectives]") {
+  for (int n : {2, 4, 8}) {
+    INFO(n << " ranks");
+    CHECK(kAllReduce.bus_factor(n) == Approx(2.0 * (n - 1) / n));
+    for (const auto* c : {&kAllGather, &kReduceScatter, &kAlltoall}) CHECK(c->bus_factor(n) == Approx((n - 1.0) / n));
+    for (const auto* c : {&kBroadcast, &kReduce, &kSendRecv}) CHECK(c->bus_factor(n) == 1.0);
+    const std::size_t size = 1 << 20, elem = 2;  // 1 MiB of bf16
+    const auto ar = kAllReduce.counts(size, elem, n);
+    CHECK((ar.send == size / elem && ar.recv == size / elem && ar.call == size / elem));
+    const auto ag = kAllGather.counts(size, elem, n);  // size = the gathered buffer
+    CHECK((ag.send * n == size / elem && ag.recv == size / elem && ag.call == ag.send));
+    const auto rs = kReduceScatter.counts(size, elem, n);  // size = the buffer each rank sends
+    CHECK((rs.send == size / elem && rs.recv * n == size / elem && rs.call == rs.recv));
+    const auto a2a = kAlltoall.counts(size, elem, n);
+    CHECK((a2a.send == size / elem && a2a.recv == size / elem && a2a.call * n == size / elem));
+  }
+  const auto p = make_collective_problem(kAllReduce, Dtype::bf16, 4ull << 30, false, 2, "cuda");
+  CHECK(p.shape == "all_reduce_4G_oop_r2");
+  CHECK(p.work.bytes == 4.0 * (1ull << 30));
+  CHECK(p.params["bus_factor"].get<double>() == 1.0);
+}
+
+TEST_CASE("collective sizes: nccl-tests ranges, and sizes that do not divide are refused", "[collectives]") {
+  CHECK(parse_size("4G") == 4ull << 30);
+  CHECK(parse_size("8") == 8);
+  CHECK(size_label(3ull << 20) == "3M");
+  CHECK(size_label(1000) == "1000");
+  CHECK(size_range(1024, 1 << 20, 4).size() == 6);
+  CHECK_THROWS_AS(parse_size("4T"), InputError);
+  CHECK_THROWS_AS(parse_size("-1"), InputError);
+  CHECK(unusable_size(kAllReduce, 1000, Dtype::fp32, 3).empty());
+  CHECK_THAT(unusable_size(kAllGather, 1000, Dtype::fp32, 3), Catch::Contains("refused, not padded"));
+  CHECK_THAT(unusable_size(kAllReduce, 1001, Dtype::fp32, 2), Catch::Contains("4-byte units"));
+  CHECK(parse_collective_shape("all_gather:1K-1M:f4", Dtype::bf16, 2, "cpu").size() == 6);
+  CHECK_THROWS_WITH(parse_collective_shape("allreduce:1K", Dtype::bf16, 2, "cpu"), Catch::Contains("NAME:MIN"));
+  CHECK_THROWS_WITH(parse_collective_shape("alltoall:1K:inplace", Dtype::bf16, 2, "cpu"), Catch::Contains("no in-place"));
+}
+
+namespace {
+// One local rank whose all_reduce lands one element wrong: the check must fail and name it.
+class CorruptingTransport final : public Transport {
+ public:
+  CorruptingTransport() : inner_(make_local_transport()) {}
+  std::string name() const override { return "corrupting test transport"; }
+  int ranks() const override { return 1; }
+  int local_ranks() const override { return 1; }
+  int rank_of(int) const override { return 0; }
+  bool writes_results() const override { return true; }
+  std::vector<std::string> placement() override { return {"test"}; }
+  void* allocate(int l, std::size_t b) override { return inner_->allocate(l, b); }
+  void release(int l, void* p) override { inner_->release(l, p); }
+  void upload(int l, void* d, const void* h, std::size_t b) override { inner_->upload(l, d, h, b); }
+  void download(int l, void* h, const void* s, std::size_t b) override { inner_->download(l, h, s, b); }
+  void all_reduce(int l, const void* s, void* r, std::size_t n, Dtype d) override {
+    inner_->all_reduce(l, s, r, n, d);
+    static_cast<float*>(r)[5] += 1.0f;
+  }
+  void all_gather(int l, const void* s, void* r, std::size_t n, Dtype d) override { inner_->all_gather(l, s, r, n, d); }
+  void reduce_scatter(int l, const void* s, void* r, std::size_t n, Dtype d) override { inner_->reduce_scatter(l, s, r, n, d); }
+  void alltoall(int l, const void* s, void* r, std::size_t n, Dtype d) override { inner_->alltoall(l, s, r, n, d); }
+  void broadcast(int l, const void* s, void* r, std::size_t n, Dtype d, int root) override { inner_->broadcast(l, s, r, n, d, root); }
+  void reduce(int l, const void* s, void* r, std::size_t n, Dtype d, int root) override { inner_->reduce(l, s, r, n, d, root); }
+  void send_recv(int l, const void* s, int to, void* r, int from, std::size_t n, Dtype d) override {
+    inner_->send_recv(l, s, to, r, from, n, d);
+  }
+  void wait(double) override {}
+  double max_over_processes(double v) override { return v; }
+  bool all_processes(bool v) override { return v; }
+  std::vector<std::string> gather_strings(const std::string& m) override { return {m}; }
+  void barrier() override {}
+  [[noreturn]] void abort(int code) override { std::_Exit(code); }
+
+ private:
+  std::unique_ptr<Transport> inner_;
+};
+}  // namespace
+
+TEST_CASE("a rank's wrong element fails the collective's check; the other points still run", "[collectives]") {
+  RunOptions o;
+  o.backend = "cpu";
+  o.tier = Tier::smoke;
+  o.shapes = {"all_reduce:4K", "all_gather:4K"};
+  o.repetitions = 2;
+  CorruptingTransport t;
+  const auto run = run_collectives(o, t, RunMetadata{});
+  REQUIRE(run.results.size() == 2);
+  CHECK(run.results[0].status == Status::failed);
+  CHECK_THAT(run.results[0].reason, Catch::Contains("element 5"));
+  CHECK(run.results[0].samples.empty());
+  CHECK(run.results[1].status == Status::ok);  // a fault in one point keeps the others
+  CHECK(run.results[1].samples.size() == 2);
+  CHECK(run.results[1].correctness->elements_checked == 1024);
+}
