@@ -13,6 +13,7 @@
 #include "harness/cli/profile_lookup.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/runner.hpp"
+#include "harness/datasheets.hpp"
 #include "harness/errors.hpp"
 #include "harness/version.hpp"
 #include "suites/collectives/collectives_runner.hpp"
@@ -88,6 +89,11 @@ int execute_run(RunFlags& f) {
   if (lookup.profile) {
     meta.ceilings = lookup.profile->measured;
     meta.datasheet = lookup.profile->datasheet;
+  } else {
+    // Not characterized: the datasheet still gives the report its dashed roofs and the
+    // collectives their link.
+    const std::string device_name = meta.device.value("name", meta.device.value("model_name", std::string()));
+    meta.datasheet = resolve_datasheet("", device_name, default_specs_dir());
   }
 
   bool interrupted = false;
