@@ -15,6 +15,7 @@
 #include "harness/share_dir.hpp"
 #include "harness/version.hpp"
 #include "reports/diagnosis.hpp"
+#include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
 
 namespace rooftop::reports {
@@ -85,6 +86,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     const Datasheet* datasheet = nullptr;
     std::string name, source;
     std::vector<ChartPoint> points;
+    std::vector<BandwidthPoint> bandwidth;  // collectives: bus bandwidth vs size, not a roofline
     int unplaced = 0;
     for (std::size_t f = 0; f < inputs.size(); ++f) {
       const auto& run = inputs[f].run;
@@ -99,7 +101,23 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         const std::string id = fmt::format("pt-{}-{}", f, k);
         const auto d = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr);
         const bool measured = r["throughput"].is_object();
-        if (measured) {
+        const bool collective = r["family"] == "collectives";
+        if (measured && collective && r["throughput"].contains("bus_bytes_per_s")) {
+          const auto& t = r["throughput"];
+          const auto& p = r["params"];
+          bandwidth.push_back({id,
+                               fmt::format("{} {} {}", p["collective"].get<std::string>(), r["dtype"].get<std::string>(),
+                                           p["in_place"].get<bool>() ? "in place" : "oop"),
+                               p["size_bytes"].get<double>(), t["bus_bytes_per_s"].get<double>(), t.value("link", std::string()),
+                               t.value("link_bytes_per_s", 0.0),
+                               fmt::format("{} | {} ranks | busbw {:.4g} GB/s, algbw {:.4g} GB/s{}", r["name"].get<std::string>(),
+                                           p["ranks"].get<int>(), t["bus_bytes_per_s"].get<double>() / 1e9,
+                                           t["bytes_per_s"].get<double>() / 1e9,
+                                           t.contains("percent_of_link")
+                                               ? fmt::format(" | {:.1f}% of {}", t["percent_of_link"].get<double>(),
+                                                             t["link"].get<std::string>())
+                                               : "")});
+        } else if (measured && !collective) {
           const double ai = r["work"]["arithmetic_intensity"].get<double>();
           const double flops = r["throughput"]["flops_per_s"].get<double>();
           points.push_back({id, ai, flops, r["family"].get<std::string>(), r["dtype"].get<std::string>(),
@@ -139,7 +157,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     dev.set("name", name);
     dev.set("fingerprint", fp);
     dev.set("ceilings_source", source);
-    dev.set("svg", roofline_svg(ceilings, datasheet, points));
+    if (!points.empty() || bandwidth.empty()) dev.set("svg", roofline_svg(ceilings, datasheet, points));
+    if (!bandwidth.empty()) dev.set("bandwidth_svg", bandwidth_svg(bandwidth));
     if (!ceilings) dev.set("no_ceilings", true);
     if (unplaced) dev.set("unplaced", std::to_string(unplaced));
     std::vector<data> ceiling_rows;
