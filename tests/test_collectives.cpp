@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "harness/errors.hpp"
+#include "harness/gate.hpp"
 #include "suites/collectives/collectives_plan.hpp"
 #include "suites/collectives/collectives_runner.hpp"
 #include "suites/collectives/local_transport.hpp"
@@ -104,4 +105,10 @@ TEST_CASE("a rank's wrong element fails the collective's check; the other points
   CHECK(run.results[1].status == Status::ok);  // a fault in one point keeps the others
   CHECK(run.results[1].samples.size() == 2);
   CHECK(run.results[1].correctness->elements_checked == 1024);
+}
+
+TEST_CASE("the gate holds collectives to the 5% system threshold", "[collectives]") {
+  const GateConfig config;
+  CHECK(config.tau_for("collectives/cuda/bf16/all_reduce_4G_oop_r2", "collectives") == 0.05);
+  CHECK(config.tau_for("gemm/cuda/bf16/m8192_n8192_k8192", "gemm") == 0.03);
 }
