@@ -54,14 +54,25 @@ double CublasLtMatmul::device_bytes(Dtype dtype, std::int64_t m, std::int64_t n,
 }
 
 CublasLtMatmul::CublasLtMatmul(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k) : dtype_(dtype) {
+  a_ = DeviceBuffer(static_cast<std::size_t>(m * k) * input_size(dtype));
+  b_ = DeviceBuffer(static_cast<std::size_t>(n * k) * input_size(dtype));
+  d_ = DeviceBuffer(static_cast<std::size_t>(m * n) * accumulator_output_size(dtype));
+  setup({m, n, k});
+}
+
+CublasLtMatmul::CublasLtMatmul(Dtype dtype, const MatmulShape& shape) : dtype_(dtype) {
+  if (dtype != Dtype::bf16 && dtype != Dtype::fp16) throw PointSkipped("batched products here take bf16 or fp16");
+  setup(shape);
+}
+
+void CublasLtMatmul::setup(const MatmulShape& shape) {
+  const Dtype dtype = dtype_;
+  const std::int64_t m = shape.m, n = shape.n, k = shape.k;
   const Types t = types_of(dtype);
   if (const int cc = compute_capability(); cc < t.min_cc)
     throw PointSkipped(fmt::format("{} GEMM needs compute capability {}.{} or newer; this GPU is {}.{}", dtype_name(dtype),
                                    t.min_cc / 10, t.min_cc % 10, cc / 10, cc % 10));
   const auto& lt = cublaslt();  // throws PointSkipped when cuBLASLt is absent
-  a_ = DeviceBuffer(static_cast<std::size_t>(m * k) * input_size(dtype));
-  b_ = DeviceBuffer(static_cast<std::size_t>(n * k) * input_size(dtype));
-  d_ = DeviceBuffer(static_cast<std::size_t>(m * n) * accumulator_output_size(dtype));
   workspace_ = DeviceBuffer(kWorkspaceBytes);
 
   cublasLtHandle_t handle = nullptr;
@@ -70,8 +81,9 @@ CublasLtMatmul::CublasLtMatmul(Dtype dtype, std::int64_t m, std::int64_t n, std:
   cublasLtMatmulDesc_t desc = nullptr;
   ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmulDescCreate(&desc, t.compute, t.scale));
   desc_ = desc;
-  // Column-major view of row-major data: D^T[N,M] = (B[N,K] as K x N, transposed) x (A as K x M).
-  const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+  // Column-major view of row-major data: D^T[N,M] = B' x (A as K x M), where B' is B[N,K]
+  // (K x N column-major, transposed) or B[K,N] (N x K column-major, as it is).
+  const cublasOperation_t transa = shape.b_stored_nk ? CUBLAS_OP_T : CUBLAS_OP_N, transb = CUBLAS_OP_N;
   ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
   ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb));
   if (dtype == Dtype::fp8) {
@@ -88,12 +100,26 @@ CublasLtMatmul::CublasLtMatmul(Dtype dtype, std::int64_t m, std::int64_t n, std:
     ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale, sizeof b_scale));
   }
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, ld = nullptr;
-  ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatrixLayoutCreate(&la, t.ab, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n), k));
+  if (shape.b_stored_nk)
+    ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatrixLayoutCreate(&la, t.ab, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n), k));
+  else
+    ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatrixLayoutCreate(&la, t.ab, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(k), n));
   layouts_[0] = la;
   ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatrixLayoutCreate(&lb, t.ab, static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(m), k));
   layouts_[1] = lb;
-  ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatrixLayoutCreate(&ld, t.cd, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), n));
+  const cudaDataType_t cd = shape.d_fp32 ? CUDA_R_32F : t.cd;
+  ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatrixLayoutCreate(&ld, cd, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(m), n));
   layouts_[2] = ld;
+  if (shape.batch > 1) {
+    const std::int32_t count = static_cast<std::int32_t>(shape.batch);
+    const std::int64_t strides[3] = {shape.stride_b, shape.stride_a, shape.stride_d};  // cuBLAS's A is our B
+    for (int i = 0; i < 3; ++i) {
+      auto* l = static_cast<cublasLtMatrixLayout_t>(layouts_[i]);
+      ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count));
+      ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &strides[i],
+                                                              sizeof strides[i]));
+    }
+  }
 
   cublasLtMatmulPreference_t pref = nullptr;
   ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmulPreferenceCreate(&pref));
@@ -127,19 +153,28 @@ CublasLtMatmul::~CublasLtMatmul() {
 }
 
 void CublasLtMatmul::execute() {
+  if (dtype_ == Dtype::int8) {
+    const std::int32_t alpha = 1, beta = 0;
+    enqueue(a_.get(), b_.get(), d_.get(), &alpha, &beta);
+  } else {
+    execute_on(a_.get(), b_.get(), d_.get(), 1);
+  }
+}
+
+void CublasLtMatmul::execute_on(const void* a, const void* b, void* d, float alpha) {
+  const float beta = 0;
+  enqueue(a, b, d, &alpha, &beta);
+}
+
+void CublasLtMatmul::enqueue(const void* a, const void* b, void* d, const void* alpha, const void* beta) {
   const auto& lt = cublaslt();
-  const float alpha_f = 1, beta_f = 0;
-  const std::int32_t alpha_i = 1, beta_i = 0;
-  const bool integer = dtype_ == Dtype::int8;
-  const void* alpha = integer ? static_cast<const void*>(&alpha_i) : &alpha_f;
-  const void* beta = integer ? static_cast<const void*>(&beta_i) : &beta_f;
   auto* ld = static_cast<cublasLtMatrixLayout_t>(layouts_[2]);
   cublasLtMatmulAlgo_t algo;
   std::memcpy(&algo, algo_, sizeof algo);
   // Weights (B) are cuBLAS's A operand in the column-major view; activations its B.
   ROOFTOP_CUBLAS_CHECK(lt.cublasLtMatmul(static_cast<cublasLtHandle_t>(handle_), static_cast<cublasLtMatmulDesc_t>(desc_),
-                                         alpha, b_.get(), static_cast<cublasLtMatrixLayout_t>(layouts_[0]), a_.get(),
-                                         static_cast<cublasLtMatrixLayout_t>(layouts_[1]), beta, d_.get(), ld, d_.get(), ld,
+                                         alpha, b, static_cast<cublasLtMatrixLayout_t>(layouts_[0]), a,
+                                         static_cast<cublasLtMatrixLayout_t>(layouts_[1]), beta, d, ld, d, ld,
                                          &algo, workspace_.get(), workspace_.bytes(), stream()));
 }
 

@@ -11,10 +11,21 @@
 
 namespace rooftop::gpu {
 
+// A batch of row-major products D[M,N] = alpha A[M,K] x B, B stored [N,K] (weights, keys)
+// or [K,N] (values), each operand `stride` elements after the previous one.
+struct MatmulShape {
+  std::int64_t m = 1, n = 1, k = 1;
+  bool b_stored_nk = true;
+  bool d_fp32 = false;  // bf16/fp16 inputs, fp32 output (attention's scores)
+  std::int64_t batch = 1, stride_a = 0, stride_b = 0, stride_d = 0;
+};
+
 class CublasLtMatmul {
  public:
   // Throws PointSkipped where the GPU lacks the dtype or cuBLASLt has no algorithm.
   CublasLtMatmul(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k);
+  // On the caller's buffers (execute_on), batched; D in the input type for bf16 and fp16.
+  CublasLtMatmul(Dtype dtype, const MatmulShape& shape);
   CublasLtMatmul(const CublasLtMatmul&) = delete;
   CublasLtMatmul& operator=(const CublasLtMatmul&) = delete;
   ~CublasLtMatmul();
@@ -24,12 +35,16 @@ class CublasLtMatmul {
   void* d() const { return d_.get(); }
   // Queues the product on gpu::stream().
   void execute();
+  void execute_on(const void* a, const void* b, void* d, float alpha = 1);
   // "cublasLt 13.0.0 algo 66 tile 256x128 stages 4 splitK 1 cluster 2x1x1"
   const std::string& algorithm() const { return algorithm_; }
   // Bytes the instance allocates on the device: A, B, D, workspace.
   static double device_bytes(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k);
 
  private:
+  void setup(const MatmulShape& shape);
+  void enqueue(const void* a, const void* b, void* d, const void* alpha, const void* beta);
+
   Dtype dtype_;
   DeviceBuffer a_, b_, d_, scales_, workspace_;
   void* handle_ = nullptr;

@@ -36,8 +36,9 @@ class AttentionCpu final : public Instance {
 }  // namespace
 
 std::unique_ptr<Instance> create_attention_cpu(const Problem& problem, std::uint64_t seed) {
-  if (!shape_of(problem).tile.empty())
-    throw PointSkipped("a tile configuration names a GPU prefill kernel; the CPU kernel has one tiling");
+  const auto shape = shape_of(problem);
+  if (!shape.tile.empty()) throw PointSkipped("a tile configuration names a GPU prefill kernel; the CPU kernel has one tiling");
+  if (shape.impl == "cublaslt") throw PointSkipped("the cuBLASLt path runs on the CUDA backend");
   return std::make_unique<AttentionCpu>(problem, seed);
 }
 

@@ -2,15 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <limits>
 
+#include "devices/cuda/cublaslt_matmul.hpp"
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "harness/errors.hpp"
 #include "suites/attention/attention_cuda_decode.cuh"
 #include "suites/attention/attention_cuda_prefill.cuh"
+#include "suites/attention/attention_cuda_softmax.cuh"
 #include "suites/attention/attention_data.hpp"
 
 namespace rooftop::attention {
@@ -60,6 +63,45 @@ class PrefillCuda final : public Instance {
   AttentionData data_;
   gpu::DeviceBuffer q_, k_, v_, o_;
   PrefillArgs args_{};
+};
+
+// The unfused path, as a framework without a fused kernel runs it: scores = Q K^T / sqrt(D)
+// materialised in fp32 by cuBLASLt, a softmax kernel writing P in the input type, then
+// O = P V by cuBLASLt. GQA batches each KV head with its group of query heads, whose rows
+// are contiguous: one product of (G S) x S per (batch, KV head).
+class UnfusedCuda final : public Instance {
+ public:
+  UnfusedCuda(const AttentionShape& s, Dtype dtype, std::uint64_t seed)
+      : seed_(seed), shape_(s), data_(s, dtype, seed),
+        scores_gemm_(dtype, {s.group() * s.sq, s.skv, s.d, true, true, s.b * s.hkv, s.group() * s.sq * s.d, s.skv * s.d,
+                             s.group() * s.sq * s.skv}),
+        output_gemm_(dtype, {s.group() * s.sq, s.d, s.skv, false, false, s.b * s.hkv, s.group() * s.sq * s.skv,
+                             s.skv * s.d, s.group() * s.sq * s.d}) {
+    q_ = upload(data_.q(), data_.q_bytes());
+    k_ = upload(data_.k_pool(), data_.kv_bytes());
+    v_ = upload(data_.v_pool(), data_.kv_bytes());
+    o_ = gpu::DeviceBuffer(data_.q_bytes());
+    const auto scores = static_cast<std::size_t>(s.b * s.hq * s.sq * s.skv);
+    scores_ = gpu::DeviceBuffer(scores * sizeof(float));
+    probabilities_ = gpu::DeviceBuffer(scores * input_size(dtype));
+  }
+  std::string implementation() const override {
+    return "cuBLASLt QK^T (fp32 scores) + softmax kernel + cuBLASLt PV: " + scores_gemm_.algorithm();
+  }
+  Correctness check() override { return check_on_host(data_, o_, seed_, [this] { run(); }); }
+  void run() override {
+    const auto& s = shape_;
+    scores_gemm_.execute_on(q_.get(), k_.get(), scores_.get(), 1.0f / std::sqrt(static_cast<float>(s.d)));
+    launch_softmax_rows(data_.dtype(), scores_.as<float>(), probabilities_.get(), s.b * s.hq * s.sq, s.sq, s.skv, s.causal);
+    output_gemm_.execute_on(probabilities_.get(), v_.get(), o_.get());
+  }
+
+ private:
+  std::uint64_t seed_;
+  AttentionShape shape_;
+  AttentionData data_;
+  gpu::CublasLtMatmul scores_gemm_, output_gemm_;
+  gpu::DeviceBuffer q_, k_, v_, o_, scores_, probabilities_;
 };
 
 PrefillConfig prefill_config(const AttentionShape& s) {
@@ -113,6 +155,10 @@ std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uin
   const auto s = shape_of(problem);
   const Dtype dtype = parse_dtype(problem.dtype);
   if (s.decode) return std::make_unique<DecodeCuda>(s, dtype, seed);
+  if (s.impl == "cublaslt") {
+    if (dtype != Dtype::bf16 && dtype != Dtype::fp16) throw PointSkipped("the cuBLASLt path takes bf16 or fp16");
+    return std::make_unique<UnfusedCuda>(s, dtype, seed);
+  }
   if (s.impl != "fused") throw PointSkipped("the " + s.impl + " attention path runs on the CPU backend");
   if (s.sq > std::numeric_limits<int>::max() - 256) throw PointSkipped("the prefill kernel indexes rows with int");
   const PrefillConfig config = prefill_config(s);

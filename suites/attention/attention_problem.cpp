@@ -36,8 +36,9 @@ void validate(const AttentionShape& s) {
   if (s.block != 0 && !s.decode) bad("a paged cache is a decode layout");
   if (s.block != 0 && s.skv % s.block != 0)
     bad(fmt::format("cache length {} is not a whole number of {}-token blocks", s.skv, s.block));
-  if (s.impl != "fused" && s.impl != "onednn") bad("implementation '" + s.impl + "': use fused or onednn");
-  if (s.impl == "onednn" && s.decode) bad("the unfused oneDNN path is a prefill path");
+  if (s.impl != "fused" && s.impl != "onednn" && s.impl != "cublaslt")
+    bad("implementation '" + s.impl + "': use fused, onednn (CPU) or cublaslt (CUDA)");
+  if (s.impl != "fused" && s.decode) bad("the unfused " + s.impl + " path is a prefill path");
   if (!s.tile.empty() && (s.decode || s.impl != "fused")) bad("a tile configuration names a fused prefill kernel");
 }
 
@@ -58,8 +59,8 @@ Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string
               {"layout", s.block ? "Q, O [B,Hq,1,D]; K, V in blocks [blocks,Hkv,block,D] via a shuffled block table"
                                  : "Q, O [B,Hq,S,D]; K, V [B,Hkv,S,D]; query head h uses KV head h / (Hq/Hkv)"}};
   p.work = attention_work(s, dtype);
-  // Inputs and output, plus the unfused path's score matrix (fp32) and, for bf16, its copy.
-  const double scores = s.impl == "onednn" ? static_cast<double>(s.b * s.hq * s.sq * s.skv) * 6 : 0;
+  // Inputs and output, plus an unfused path's score matrix (fp32) and its copy in the input type.
+  const double scores = s.impl != "fused" ? static_cast<double>(s.b * s.hq * s.sq * s.skv) * 6 : 0;
   p.memory_bytes = p.work.bytes + scores;
   return p;
 }
@@ -130,7 +131,7 @@ AttentionShape parse_attention_shape(std::string_view text) {
   s.d = v[4];
   for (std::size_t i = 2; i < fields.size(); ++i) {
     if (fields[i] == "causal") s.causal = true;
-    else if (fields[i] == "onednn" || fields[i] == "fused") s.impl = std::string(fields[i]);
+    else if (fields[i] == "onednn" || fields[i] == "fused" || fields[i] == "cublaslt") s.impl = std::string(fields[i]);
     else if (fields[i] == "paged16") s.block = 16;
     else if (fields[i] == "paged32") s.block = 32;
     else if (is_tile_name(fields[i])) s.tile = std::string(fields[i]);
@@ -159,6 +160,10 @@ std::vector<Problem> attention_sweep(Tier tier, std::string_view backend, const 
           points.push_back(make_attention_problem({false, 2, 16, 16, 8192, 8192, 128, causal, 0, "fused", tile}, Dtype::bf16, backend));
       for (bool causal : {false, true})
         points.push_back(make_attention_problem({false, 2, 32, 8, 8192, 8192, 128, causal, 0, "fused", ""}, Dtype::bf16, backend));
+      // The unfused path beside the fused kernel, same shapes.
+      for (std::int64_t s : {2048, 8192})
+        for (bool causal : {false, true})
+          points.push_back(make_attention_problem({false, tokens / s, heads, heads, s, s, 128, causal, 0, "cublaslt", ""}, Dtype::bf16, backend));
     }
     // Decode: the B = 32, 32 over 8 heads, D = 128, caches from 1k to 32k,
     // contiguous and paged.

@@ -17,7 +17,7 @@ struct AttentionShape {
   std::int64_t b = 1, hq = 1, hkv = 1, sq = 1, skv = 1, d = 64;
   bool causal = false;     // prefill only: query i sees keys j <= i + (skv - sq)
   std::int64_t block = 0;  // decode: paged cache block size (16 or 32); 0 = contiguous
-  std::string impl = "fused";  // "fused" (our kernel) or "onednn" (unfused: matmul, softmax, matmul)
+  std::string impl = "fused";  // "fused" (our kernel); unfused (matmul, softmax, matmul): "onednn" (CPU), "cublaslt" (CUDA)
   std::string tile;            // GPU prefill: a compiled kernel configuration, "m128n64w4s2"; empty = default
 
   std::int64_t group() const { return hq / hkv; }
@@ -34,7 +34,7 @@ Work attention_work(const AttentionShape& shape, Dtype dtype);
 void validate(const AttentionShape& shape);
 Problem make_attention_problem(const AttentionShape& shape, Dtype dtype, std::string_view backend);
 AttentionShape shape_of(const Problem& problem);
-// "prefill:BxHqxHkvxSxD[:causal][:onednn][:mBMnBNwWsS]" or "decode:BxHqxHkvxSkvxD[:paged16|:paged32]".
+// "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:mBMnBNwWsS]" or "decode:BxHqxHkvxSkvxD[:paged16|:paged32]".
 AttentionShape parse_attention_shape(std::string_view text);
 
 // `gpu_prefill_tiles`: the GPU prefill kernel's compiled configurations, swept at S = 8k

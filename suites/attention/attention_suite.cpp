@@ -20,7 +20,7 @@ void register_attention_suite() {
   f.backends.push_back("cuda");
 #endif
   f.dtypes = {"fp32", "bf16", "fp16"};
-  f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn][:m128n64w4s2] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
+  f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:m128n64w4s2] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
   f.sweep = [](Tier tier, std::string_view backend) {
     std::vector<std::string> tiles;
 #if defined(ROOFTOP_HAVE_CUDA)

@@ -87,6 +87,20 @@ TEST_CASE("fused prefill matches the reference in every compiled tile: causal, G
   CHECK_THROWS_WITH(attention::create_attention_cuda(odd, 1), Catch::Contains("not compiled"));
 }
 
+TEST_CASE("the unfused cuBLASLt path matches the reference: causal, GQA, odd lengths", "[gpu][attention]") {
+  const char* shapes[] = {"prefill:2x8x2x300x128:causal:cublaslt", "prefill:1x4x4x129x64:cublaslt",
+                          "prefill:1x8x1x1000x128:cublaslt"};
+  for (const char* text : shapes)
+    for (Dtype d : {Dtype::bf16, Dtype::fp16}) {
+      INFO(text << " " << dtype_name(d));
+      const auto p = attention::make_attention_problem(attention::parse_attention_shape(text), d, "cuda");
+      auto instance = attention::create_attention_cuda(p, fresh_seed());
+      const auto c = instance->check();
+      INFO(c.worst_element << " ratio " << c.max_error_ratio << " (" << c.tolerance << ")");
+      CHECK(c.passed);
+    }
+}
+
 TEST_CASE("the GPU reference catches a wrong element and unwritten output", "[gpu]") {
   const gemm::GemmShape s{64, 96, 128};
   gpu::CublasLtMatmul mm(Dtype::bf16, s.m, s.n, s.k);
