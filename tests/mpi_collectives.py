@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """The CPU collectives under `mpirun -np 2` (perf, mpi): every point of the smoke tier runs and
 passes its exact check on both ranks, rank 0 writes a file that validates against the
-schema with both ranks' placement, and ranks given different dtypes are refused (exit 2)
-instead of deadlocking.
+schema with both ranks' placement; ranks given different dtypes are refused (exit 2)
+instead of deadlocking; and a rank that hangs (SIGSTOP) ends the job with exit 5 within
+the communicator timeout, the finished points kept.
 
 usage: mpi_collectives.py ROOFTOP SCHEMA_DIR OUT_DIR   (exit 4: no mpirun, SKIP)
 """
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 rooftop, schema_dir, out = sys.argv[1:4]
 mpirun = shutil.which("mpirun")
@@ -60,6 +64,49 @@ mismatch = subprocess.run(launch + ["sh", "-c", f'exec {rooftop} run --suite col
                           capture_output=True, text=True, timeout=120)
 if mismatch.returncode == 0 or "same arguments" not in mismatch.stderr:
     problems.append(f"mismatched ranks: exit {mismatch.returncode}, stderr {mismatch.stderr[-500:]}")
+
+# A hung rank: stop rank 1 once the first points are saved; the other must give up within
+# --comm-timeout and the launcher end the job, keeping what finished.
+hang = os.path.join(out, "collectives-hang.json")
+if os.path.exists(hang):
+    os.remove(hang)
+job = subprocess.Popen(launch + [rooftop, "run", "--suite", "collectives", "--backend", "cpu", "--shape", "all_reduce:4K-64M:f4",
+                                 "--repetitions", "50", "--min-time", "0.05", "--comm-timeout", "5", "--out", hang],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+stopped = None
+deadline = time.time() + 60
+while time.time() < deadline and job.poll() is None and stopped is None:
+    time.sleep(0.2)
+    try:
+        with open(hang) as f:
+            placement = json.load(f)["device"]["properties"]["placement"]
+        stopped = int(re.search(r"pid (\d+)", placement[1]).group(1))
+        os.kill(stopped, signal.SIGSTOP)
+    except (OSError, ValueError, KeyError, IndexError, AttributeError):
+        stopped = None
+start = time.time()
+try:
+    log, _ = job.communicate(timeout=60)
+except subprocess.TimeoutExpired:
+    job.kill()
+    log, _ = job.communicate()
+    problems.append("a hung rank was not detected within 60 s")
+finally:
+    if stopped:
+        for sig in (signal.SIGCONT, signal.SIGKILL):
+            try:
+                os.kill(stopped, sig)
+            except OSError:
+                pass
+if stopped is None:
+    problems.append("could not find rank 1 to stop")
+elif job.returncode != 5 or "did not finish in time" not in log:
+    problems.append(f"hung rank: exit {job.returncode} after {time.time() - start:.0f} s; log {log[-400:]}")
+else:
+    with open(hang) as f:
+        kept = json.load(f)
+    if kept["complete"] or not any(r["status"] == "ok" for r in kept["results"]):
+        problems.append("hung rank: the finished points were not kept")
 
 for p in problems:
     print("FAIL:", p)
