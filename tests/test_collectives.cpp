@@ -47,6 +47,10 @@ TEST_CASE("collective sizes: nccl-tests ranges, and sizes that do not divide are
   CHECK_THAT(unusable_size(kAllGather, 1000, Dtype::fp32, 3), Catch::Contains("refused, not padded"));
   CHECK_THAT(unusable_size(kAllReduce, 1001, Dtype::fp32, 2), Catch::Contains("4-byte units"));
   CHECK(parse_collective_shape("all_gather:1K-1M:f4", Dtype::bf16, 2, "cpu").size() == 6);
+  // Sums that e4m3 cannot hold exactly are refused; moving fp8 data is not.
+  CHECK_THAT(unusable_size(kAllReduce, 1024, Dtype::fp8, 8), Catch::Contains("not exact in fp8"));
+  CHECK(unusable_size(kAllReduce, 1024, Dtype::fp8, 4).empty());
+  CHECK(unusable_size(kAllGather, 1024, Dtype::fp8, 8).empty());
   CHECK_THROWS_WITH(parse_collective_shape("allreduce:1K", Dtype::bf16, 2, "cpu"), Catch::Contains("NAME:MIN"));
   CHECK_THROWS_WITH(parse_collective_shape("alltoall:1K:inplace", Dtype::bf16, 2, "cpu"), Catch::Contains("no in-place"));
 }

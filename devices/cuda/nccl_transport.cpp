@@ -15,13 +15,25 @@ namespace {
 
 using gpu::nccl;
 
+int nccl_version() {
+  static const int version = [] {
+    int v = 0;
+    ROOFTOP_NCCL_CHECK(nccl().ncclGetVersion(&v));
+    return v;
+  }();
+  return version;
+}
+
 ncclDataType_t nccl_type(Dtype d) {
   switch (d) {
     case Dtype::fp32: return ncclFloat32;
     case Dtype::bf16: return ncclBfloat16;
     case Dtype::fp16: return ncclFloat16;
     case Dtype::int8: return ncclInt8;
-    default: throw PointSkipped(fmt::format("NCCL collectives here take fp32, bf16, fp16 or int8, not {}", dtype_name(d)));
+    case Dtype::fp8:
+      if (nccl_version() < 22400) throw PointSkipped("fp8 collectives need NCCL 2.24 or later");
+      return ncclFloat8e4m3;
+    default: throw PointSkipped(fmt::format("NCCL collectives take fp32, bf16, fp16, fp8 or int8, not {}", dtype_name(d)));
   }
 }
 
@@ -39,8 +51,7 @@ class NcclTransport final : public Transport {
     if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0)
       throw DeviceUnavailable("no CUDA GPU is visible: NCCL collectives need one GPU a rank");
     const auto& api = nccl();
-    int version = 0;
-    ROOFTOP_NCCL_CHECK(api.ncclGetVersion(&version));
+    const int version = nccl_version();
     name_ = fmt::format("NCCL {}.{}.{} ({})", version / 10000, version / 100 % 100, version % 100, api.path);
     if (world_.size() == 1) {
       devices_.resize(gpus);

@@ -107,7 +107,7 @@ class MpiTransport final : public Transport {
       case Dtype::bf16:
       case Dtype::fp16: return MPI_UINT16_T;
       case Dtype::int8: return MPI_INT8_T;
-      default: throw PointSkipped(fmt::format("MPI collectives take fp32, bf16, fp16 or int8, not {}", dtype_name(d)));
+      default: throw PointSkipped(fmt::format("MPI collectives take fp32, bf16, fp16 or int8, not {} (fp8 runs on NCCL)", dtype_name(d)));
     }
   }
   MPI_Op sum(Dtype d) const { return d == Dtype::bf16 ? bf16_sum_ : d == Dtype::fp16 ? fp16_sum_ : MPI_SUM; }

@@ -37,6 +37,9 @@ std::vector<std::size_t> size_range(std::size_t min, std::size_t max, double fac
 }
 
 std::string unusable_size(const Collective& c, std::size_t size, Dtype dtype, int ranks) {
+  if (c.reduces && ranks > max_exact_ranks(dtype))
+    return fmt::format("{} sums of {} ranks are not exact in {} (at most {}): the exact check cannot hold", c.name, ranks,
+                       dtype_name(dtype), max_exact_ranks(dtype));
   const std::size_t elem = input_size(dtype);
   // Chunked collectives (a chunk a rank) take whole elements a rank; the others whole elements.
   const bool chunked = ranks > 1 && c.counts(elem * ranks, elem, ranks).call == 1;
@@ -50,7 +53,7 @@ std::string unusable_size(const Collective& c, std::size_t size, Dtype dtype, in
 Problem make_collective_problem(const Collective& c, Dtype dtype, std::size_t size, bool in_place, int ranks,
                                 std::string_view backend) {
   if (in_place && !c.has_in_place) throw InputError(fmt::format("{} has no in-place form here", c.name));
-  if (c.reduces && dtype == Dtype::fp8) throw InputError(fmt::format("{} in fp8 is not supported", c.name));
+  if (dtype == Dtype::tf32) throw InputError("collectives move fp32, bf16, fp16, fp8 or int8; tf32 is a matrix-unit mode");
   const Counts n = c.counts(size, input_size(dtype), ranks);
   Problem p;
   p.family = "collectives";
@@ -118,6 +121,7 @@ std::vector<Problem> collectives_sweep(Tier tier, std::string_view backend, int 
     max = gpu ? 8ull << 30 : 1ull << 30;
     factor = 2;
     dtypes = {Dtype::bf16, Dtype::fp16, Dtype::fp32, Dtype::int8};
+    if (gpu) dtypes.push_back(Dtype::fp8);  // NCCL 2.24 and later; MPI has no fp8
   }
   std::vector<Problem> points;
   for (Dtype d : dtypes)

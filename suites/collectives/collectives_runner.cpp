@@ -16,6 +16,7 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/fp16.hpp"
+#include "harness/fp8.hpp"
 #include "suites/collectives/collectives_plan.hpp"
 
 namespace rooftop::collectives {
@@ -28,6 +29,7 @@ void store(Dtype d, void* base, std::size_t i, double v) {
     case Dtype::fp32: static_cast<float*>(base)[i] = static_cast<float>(v); break;
     case Dtype::bf16: static_cast<std::uint16_t*>(base)[i] = float_to_bf16(static_cast<float>(v)); break;
     case Dtype::fp16: static_cast<std::uint16_t*>(base)[i] = float_to_half(static_cast<float>(v)); break;
+    case Dtype::fp8: static_cast<std::uint8_t*>(base)[i] = float_to_fp8_e4m3(static_cast<float>(v)); break;
     default: static_cast<std::int8_t*>(base)[i] = static_cast<std::int8_t>(v); break;
   }
 }
@@ -36,10 +38,11 @@ double load(Dtype d, const void* base, std::size_t i) {
     case Dtype::fp32: return static_cast<const float*>(base)[i];
     case Dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(base)[i]);
     case Dtype::fp16: return half_to_float(static_cast<const std::uint16_t*>(base)[i]);
+    case Dtype::fp8: return fp8_e4m3_to_float(static_cast<const std::uint8_t*>(base)[i]);
     default: return static_cast<const std::int8_t*>(base)[i];
   }
 }
-// A value no pattern sum takes: NaN for floats, 127 for int8.
+// A value no pattern sum takes: NaN for floats (fp8 e4m3 included), 127 for int8.
 void poison(Dtype d, void* base, std::size_t n) {
   if (d == Dtype::int8) std::memset(base, 0x7f, n);
   else std::memset(base, 0xff, n * input_size(d));
