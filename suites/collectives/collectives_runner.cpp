@@ -66,6 +66,12 @@ class Watchdog {
                 std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)).count();
   }
   void disarm() { deadline_ = 0; }
+  // Armed for one scope: disarmed however it ends (a timeout thrown by a wait included).
+  struct Armed {
+    Armed(Watchdog& w, double seconds, std::string what) : dog(w) { dog.arm(seconds, std::move(what)); }
+    ~Armed() { dog.disarm(); }
+    Watchdog& dog;
+  };
 
  private:
   void watch() {
@@ -170,12 +176,13 @@ class PointRun {
         out.max_abs_error = std::fabs(load(dtype_, host.data(), i) - want);
         out.worst_element = fmt::format("rank {}: {} of {} elements wrong; element {} is {}, expected {}", r, wrong,
                                         checked, i, load(dtype_, host.data(), i), want);
+        if (!t_.writes_results()) fmt::print(stderr, "rooftop: {}: {}\n", p_.name(), out.worst_element);
       }
     }
     const bool everyone = t_.all_processes(out.passed);
     if (!everyone && out.passed) {
       out.passed = false;
-      out.worst_element = "another rank received wrong data (its log names the element)";
+      out.worst_element = "another rank received wrong data (its stderr names the element)";
     }
     return out;
   }
@@ -184,10 +191,11 @@ class PointRun {
   double time(std::int64_t iterations) {
     t_.barrier();
     const auto start = Clock::now();
-    dog_.arm(timeout_ + 1, fmt::format("{} ({} iterations)", p_.name(), iterations));
-    for (std::int64_t i = 0; i < iterations; ++i) queue();
-    t_.wait(timeout_);
-    dog_.disarm();
+    {
+      Watchdog::Armed armed(dog_, timeout_ + 1, fmt::format("{} ({} iterations)", p_.name(), iterations));
+      for (std::int64_t i = 0; i < iterations; ++i) queue();
+      t_.wait(timeout_);
+    }
     return std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(iterations);
   }
 
@@ -200,10 +208,9 @@ class PointRun {
     t_.end();
   }
   void run_once() {
-    dog_.arm(timeout_ + 1, p_.name());
+    Watchdog::Armed armed(dog_, timeout_ + 1, p_.name());
     queue();
     t_.wait(timeout_);
-    dog_.disarm();
   }
 
   Transport& t_;
