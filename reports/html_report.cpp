@@ -159,7 +159,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     dev.set("ceilings_source", source);
     if (!points.empty() || bandwidth.empty()) dev.set("svg", roofline_svg(ceilings, datasheet, points));
     if (!bandwidth.empty()) dev.set("bandwidth_svg", bandwidth_svg(bandwidth));
-    if (!ceilings) dev.set("no_ceilings", true);
+    if (!ceilings && !points.empty()) dev.set("no_ceilings", true);  // collectives draw their own roof
     if (unplaced) dev.set("unplaced", std::to_string(unplaced));
     std::vector<data> ceiling_rows;
     for (const auto* c : {ceilings, datasheet ? &datasheet->ceilings : nullptr}) {

@@ -7,33 +7,11 @@
 #include <map>
 
 #include "reports/log_axis.hpp"
+#include "reports/svg_text.hpp"
 
 namespace rooftop::reports {
 namespace {
 constexpr double kWidth = 820, kHeight = 500, kLeft = 80, kRight = 190, kTop = 24, kBottom = 56;
-const char* const kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b"};
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
-
-std::string si(double v, const char* unit) {
-  const char* prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-  int k = 0;
-  while (v >= 1000 && k < 6) {
-    v /= 1000;
-    ++k;
-  }
-  return fmt::format("{:.3g} {}{}", v, prefixes[k], unit);
-}
 
 std::string marker(const std::string& dtype, double x, double y, const std::string& colour) {
   if (dtype == "bf16" || dtype == "fp16")
@@ -96,40 +74,40 @@ std::string roofline_svg(const Ceilings* measured, const Datasheet* datasheet, c
       const double x_end = std::min(x.high, top / b.bytes_per_s);
       svg += fmt::format(R"(<line class="{} memory" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"><title>{} {}</title></line>)",
                          cls, x.to_pixel(x.low), y.to_pixel(b.bytes_per_s * x.low), x.to_pixel(x_end),
-                         y.to_pixel(b.bytes_per_s * x_end), escape(b.level), si(b.bytes_per_s, "B/s"));
+                         y.to_pixel(b.bytes_per_s * x_end), svg_escape(b.level), si(b.bytes_per_s, "B/s"));
       if (c == measured)
         svg += fmt::format(R"(<text class="label" x="{:.1f}" y="{:.1f}">{} {}</text>)", x.to_pixel(x.low) + 4,
-                           y.to_pixel(b.bytes_per_s * x.low) - 4, escape(b.level), si(b.bytes_per_s, "B/s"));
+                           y.to_pixel(b.bytes_per_s * x.low) - 4, svg_escape(b.level), si(b.bytes_per_s, "B/s"));
       svg += "\n";
     }
     for (const auto& k : c->compute) {
       const double x_start = std::max(x.low, k.flops_per_s / fastest);
       svg += fmt::format(R"(<line class="{} compute" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"><title>{} {}</title></line>)",
                          cls, x.to_pixel(x_start), y.to_pixel(k.flops_per_s), x.to_pixel(x.high), y.to_pixel(k.flops_per_s),
-                         escape(k.name), si(k.flops_per_s, "FLOP/s"));
+                         svg_escape(k.name), si(k.flops_per_s, "FLOP/s"));
       svg += fmt::format(R"(<text class="label" x="{:.1f}" y="{:.1f}" dominant-baseline="middle">{}{} {}</text>)",
-                         x.to_pixel(x.high) + 4, y.to_pixel(k.flops_per_s), c == measured ? "" : "datasheet ", escape(k.name),
+                         x.to_pixel(x.high) + 4, y.to_pixel(k.flops_per_s), c == measured ? "" : "datasheet ", svg_escape(k.name),
                          si(k.flops_per_s, "FLOP/s")) + "\n";
     }
     if (c == measured)
       for (const auto& r : ridge_points(*c))
         svg += fmt::format(R"(<circle class="ridge" cx="{:.1f}" cy="{:.1f}" r="3"><title>ridge of {} on {}: {:.3g} FLOP/byte</title></circle><text class="ridge-label" x="{:.1f}" y="{:.1f}">ridge {:.3g}</text>)",
-                           x.to_pixel(r.intensity), y.to_pixel(r.flops_per_s), escape(r.compute), escape(r.level), r.intensity,
+                           x.to_pixel(r.intensity), y.to_pixel(r.flops_per_s), svg_escape(r.compute), svg_escape(r.level), r.intensity,
                            x.to_pixel(r.intensity) + 4, y.to_pixel(r.flops_per_s) + 14, r.intensity) + "\n";
   }
   // Results.
   std::map<std::string, std::string> colours;
   for (const auto& p : points)
-    if (!colours.count(p.suite)) colours[p.suite] = kPalette[colours.size() % std::size(kPalette)];
+    if (!colours.count(p.suite)) colours[p.suite] = kChartPalette[colours.size() % std::size(kChartPalette)];
   for (const auto& p : points)
-    svg += fmt::format(R"(<g class="point" id="{}" data-suite="{}" data-dtype="{}">{}><title>{}</title></{}></g>)", escape(p.id),
-                       escape(p.suite), escape(p.dtype), marker(p.dtype, x.to_pixel(p.intensity), y.to_pixel(p.flops_per_s), colours[p.suite]),
-                       escape(p.tooltip), p.dtype == "bf16" || p.dtype == "fp16" ? "rect" : (p.dtype == "int8" || p.dtype == "fp8" ? "path" : "circle")) + "\n";
+    svg += fmt::format(R"(<g class="point" id="{}" data-suite="{}" data-dtype="{}">{}><title>{}</title></{}></g>)", svg_escape(p.id),
+                       svg_escape(p.suite), svg_escape(p.dtype), marker(p.dtype, x.to_pixel(p.intensity), y.to_pixel(p.flops_per_s), colours[p.suite]),
+                       svg_escape(p.tooltip), p.dtype == "bf16" || p.dtype == "fp16" ? "rect" : (p.dtype == "int8" || p.dtype == "fp8" ? "path" : "circle")) + "\n";
   // Legend.
   double ly = kTop + 8;
   for (const auto& [suite, colour] : colours) {
     svg += fmt::format(R"(<rect x="{}" y="{:.1f}" width="10" height="10" fill="{}"/><text class="label" x="{}" y="{:.1f}">{}</text>)",
-                       kLeft + 8, ly, colour, kLeft + 24, ly + 9, escape(suite)) + "\n";
+                       kLeft + 8, ly, colour, kLeft + 24, ly + 9, svg_escape(suite)) + "\n";
     ly += 16;
   }
   svg += "</svg>";

@@ -9,6 +9,9 @@
 #include "suites/attention/attention_cpu_fused.hpp"
 #include "suites/attention/attention_data.hpp"
 #include "suites/attention/attention_problem.hpp"
+#if defined(ROOFTOP_HAVE_CUDA)
+#include "suites/attention/attention_cuda_decode.cuh"
+#endif
 
 using namespace rooftop;
 using namespace rooftop::attention;
@@ -131,3 +134,20 @@ TEST_CASE("fp16 conversions: every half round-trips; floats round to nearest eve
   CHECK(float_to_half(65520.0f) == 0x7c00);               // rounds past the largest half: inf
   CHECK(std::isnan(half_to_float(float_to_half(NAN))));
 }
+
+#if defined(ROOFTOP_HAVE_CUDA)
+TEST_CASE("decode splits fill whole waves of resident blocks, within the split-size bounds", "[attention]") {
+  // B = 32 x 8 KV heads on 792 resident blocks (6 a multiprocessor on 132): 4 splits (the
+  // fewest for 32k keys) leave a 65%-full last wave, 5 an 81% one; 6 fill 97%.
+  CHECK(decode_splits(32, 8, 32768, 792) == 6);
+  // Few pairs never fill a wave: the most splits (256 keys each) come closest.
+  CHECK(decode_splits(1, 8, 1024, 792) == 4);
+  for (std::int64_t skv : {256, 1000, 4096, 32768, 131072})
+    for (std::int64_t b : {1, 8, 64}) {
+      const int s = decode_splits(b, 8, skv, 792);
+      INFO(b << " x " << skv << " -> " << s);
+      CHECK(s >= (skv + kMaxSplitKeys - 1) / kMaxSplitKeys);
+      CHECK(s <= std::max<std::int64_t>((skv + kMaxSplitKeys - 1) / kMaxSplitKeys, skv / 256));
+    }
+}
+#endif

@@ -2,13 +2,12 @@
 // rank's wrong data (a transport that corrupts one element).
 #include <catch2/catch.hpp>
 
-#include <cstring>
 
 #include "harness/errors.hpp"
 #include "harness/gate.hpp"
 #include "suites/collectives/collectives_plan.hpp"
 #include "suites/collectives/collectives_runner.hpp"
-#include "suites/collectives/local_transport.hpp"
+#include "suites/collectives/transports.hpp"
 
 using namespace rooftop;
 using namespace rooftop::collectives;
@@ -57,40 +56,13 @@ TEST_CASE("collective sizes: nccl-tests ranges, and sizes that do not divide are
 
 namespace {
 // One local rank whose all_reduce lands one element wrong: the check must fail and name it.
-class CorruptingTransport final : public Transport {
+class CorruptingTransport final : public LocalTransport {
  public:
-  CorruptingTransport() : inner_(make_local_transport()) {}
   std::string name() const override { return "corrupting test transport"; }
-  int ranks() const override { return 1; }
-  int local_ranks() const override { return 1; }
-  int rank_of(int) const override { return 0; }
-  bool writes_results() const override { return true; }
-  std::vector<std::string> placement() override { return {"test"}; }
-  void* allocate(int l, std::size_t b) override { return inner_->allocate(l, b); }
-  void release(int l, void* p) override { inner_->release(l, p); }
-  void upload(int l, void* d, const void* h, std::size_t b) override { inner_->upload(l, d, h, b); }
-  void download(int l, void* h, const void* s, std::size_t b) override { inner_->download(l, h, s, b); }
   void all_reduce(int l, const void* s, void* r, std::size_t n, Dtype d) override {
-    inner_->all_reduce(l, s, r, n, d);
+    LocalTransport::all_reduce(l, s, r, n, d);
     static_cast<float*>(r)[5] += 1.0f;
   }
-  void all_gather(int l, const void* s, void* r, std::size_t n, Dtype d) override { inner_->all_gather(l, s, r, n, d); }
-  void reduce_scatter(int l, const void* s, void* r, std::size_t n, Dtype d) override { inner_->reduce_scatter(l, s, r, n, d); }
-  void alltoall(int l, const void* s, void* r, std::size_t n, Dtype d) override { inner_->alltoall(l, s, r, n, d); }
-  void broadcast(int l, const void* s, void* r, std::size_t n, Dtype d, int root) override { inner_->broadcast(l, s, r, n, d, root); }
-  void reduce(int l, const void* s, void* r, std::size_t n, Dtype d, int root) override { inner_->reduce(l, s, r, n, d, root); }
-  void send_recv(int l, const void* s, int to, void* r, int from, std::size_t n, Dtype d) override {
-    inner_->send_recv(l, s, to, r, from, n, d);
-  }
-  void wait(double) override {}
-  double max_over_processes(double v) override { return v; }
-  bool all_processes(bool v) override { return v; }
-  std::vector<std::string> gather_strings(const std::string& m) override { return {m}; }
-  void barrier() override {}
-  [[noreturn]] void abort(int code) override { std::_Exit(code); }
-
- private:
-  std::unique_ptr<Transport> inner_;
 };
 }  // namespace
 

@@ -4,35 +4,17 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cstdlib>
-#include <vector>
-
+#include "devices/cuda/dynamic_library.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "harness/errors.hpp"
-#include "harness/share_dir.hpp"
 
 namespace rooftop::gpu {
 namespace {
 
-std::vector<std::string> candidates() {
-  std::vector<std::string> c;
-  if (const char* p = std::getenv("ROOFTOP_CUBLASLT"); p && *p) c.push_back(p);
-  c.push_back((bundle_lib_dir() / ROOFTOP_CUBLASLT_SONAME).string());
-  c.push_back(ROOFTOP_CUBLASLT_SONAME);  // LD_LIBRARY_PATH, ld.so.cache
-  if (const char* home = std::getenv("CUDA_HOME"); home && *home) c.push_back(std::string(home) + "/lib64/" + ROOFTOP_CUBLASLT_SONAME);
-  c.push_back(std::string("/usr/local/cuda/lib64/") + ROOFTOP_CUBLASLT_SONAME);
-  return c;
-}
-
 CublasLtApi load() {
-  const auto places = candidates();
-  void* lib = nullptr;
+  const auto places = cuda_library_places("ROOFTOP_CUBLASLT", ROOFTOP_CUBLASLT_SONAME);
   CublasLtApi api;
-  for (const auto& p : places)
-    if ((lib = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL))) {
-      api.path = p;
-      break;
-    }
+  void* lib = open_first(places, api.path);
   if (!lib)
     throw PointSkipped(fmt::format("{} not found (searched: {}); install the CUDA toolkit's cuBLAS, set "
                                    "ROOFTOP_CUBLASLT to the file, or use a bundle made with its CUDA libraries",

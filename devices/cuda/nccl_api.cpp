@@ -5,26 +5,20 @@
 #include <fmt/ranges.h>
 #include <glob.h>
 
-#include <cstdlib>
 #include <vector>
 
+#include "devices/cuda/dynamic_library.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "harness/errors.hpp"
-#include "harness/share_dir.hpp"
 
 namespace rooftop::gpu {
 namespace {
 
 constexpr const char* kSoname = "libnccl.so.2";
 
+// The CUDA places, then PyTorch's and CuPy's machines' nvidia-nccl wheels.
 std::vector<std::string> candidates() {
-  std::vector<std::string> c;
-  if (const char* p = std::getenv("ROOFTOP_NCCL"); p && *p) c.push_back(p);
-  c.push_back((bundle_lib_dir() / kSoname).string());
-  c.push_back(kSoname);
-  if (const char* home = std::getenv("CUDA_HOME"); home && *home) c.push_back(std::string(home) + "/lib64/" + kSoname);
-  c.push_back(std::string("/usr/local/cuda/lib64/") + kSoname);
-  // PyTorch's and CuPy's machines carry NCCL in the nvidia-nccl wheel.
+  auto c = cuda_library_places("ROOFTOP_NCCL", kSoname);
   for (const char* pattern : {"/usr/local/lib/python3*/*-packages/nvidia/nccl/lib/libnccl.so.2",
                               "/usr/lib/python3*/*-packages/nvidia/nccl/lib/libnccl.so.2",
                               "/opt/conda/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2"}) {
@@ -38,13 +32,8 @@ std::vector<std::string> candidates() {
 
 NcclApi load() {
   const auto places = candidates();
-  void* lib = nullptr;
   NcclApi api;
-  for (const auto& p : places)
-    if ((lib = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL))) {
-      api.path = p;
-      break;
-    }
+  void* lib = open_first(places, api.path);
   if (!lib)
     throw DeviceUnavailable(fmt::format("{} not found (searched: {}); install NCCL or set ROOFTOP_NCCL to the file",
                                         kSoname, fmt::join(places, ", ")));

@@ -17,7 +17,7 @@
 #include "harness/errors.hpp"
 #include "harness/version.hpp"
 #include "suites/collectives/collectives_runner.hpp"
-#include "suites/collectives/local_transport.hpp"
+#include "suites/collectives/transports.hpp"
 #include "reports/printers.hpp"
 
 namespace rooftop::cli {

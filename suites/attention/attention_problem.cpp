@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
 
 #include "harness/errors.hpp"
 
@@ -141,6 +142,19 @@ AttentionShape parse_attention_shape(std::string_view text) {
   return s;
 }
 
+namespace {
+// Decode points: 32 query over 8 KV heads, D = 128, each cache contiguous and paged (16).
+void add_decode_points(std::vector<Problem>& points, std::initializer_list<Dtype> dtypes,
+                       const std::vector<std::int64_t>& batches, const std::vector<std::int64_t>& caches,
+                       std::string_view backend) {
+  for (Dtype dtype : dtypes)
+    for (auto b : batches)
+      for (auto kv : caches)
+        for (std::int64_t block : {0, 16})
+          points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused", ""}, dtype, backend));
+}
+}  // namespace
+
 std::vector<Problem> attention_sweep(Tier tier, std::string_view backend, const std::vector<std::string>& gpu_prefill_tiles) {
   std::vector<Problem> points;
   if (backend != "cpu") {
@@ -165,16 +179,10 @@ std::vector<Problem> attention_sweep(Tier tier, std::string_view backend, const 
         for (bool causal : {false, true})
           points.push_back(make_attention_problem({false, tokens / s, heads, heads, s, s, 128, causal, 0, "cublaslt", ""}, Dtype::bf16, backend));
     }
-    // Decode: the B = 32, 32 over 8 heads, D = 128, caches from 1k to 32k,
-    // contiguous and paged.
-    const std::vector<std::int64_t> caches = tier == Tier::smoke ? std::vector<std::int64_t>{1024}
-                                             : std::vector<std::int64_t>{1024, 4096, 16384, 32768};
-    const std::vector<std::int64_t> batches = tier == Tier::smoke ? std::vector<std::int64_t>{4} : std::vector<std::int64_t>{1, 32};
-    for (Dtype dtype : {Dtype::bf16, Dtype::fp16})
-      for (auto b : batches)
-        for (auto kv : caches)
-          for (std::int64_t block : {0, 16})
-            points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused", ""}, dtype, backend));
+    // Decode: the B = 32 (and 1), caches from 1k to 32k.
+    add_decode_points(points, {Dtype::bf16, Dtype::fp16}, tier == Tier::smoke ? std::vector<std::int64_t>{4} : std::vector<std::int64_t>{1, 32},
+                      tier == Tier::smoke ? std::vector<std::int64_t>{1024} : std::vector<std::int64_t>{1024, 4096, 16384, 32768},
+                      backend);
     return points;
   }
   // Prefill: Llama-3-8B's heads (32 query over 8 KV, D = 128) at CPU-sized head counts.
@@ -187,15 +195,8 @@ std::vector<Problem> attention_sweep(Tier tier, std::string_view backend, const 
       for (bool causal : {false, true})
         for (const char* impl : {"fused", "onednn"})
           points.push_back(make_attention_problem({false, 1, hq, hkv, s, s, d, causal, 0, impl, ""}, dtype, backend));
-  // Decode: 32 query over 8 KV heads, D = 128, contiguous and paged.
-  const std::vector<std::int64_t> caches = tier == Tier::smoke ? std::vector<std::int64_t>{1024}
-                                                               : std::vector<std::int64_t>{1024, 4096};
-  const std::vector<std::int64_t> batches = tier == Tier::smoke ? std::vector<std::int64_t>{2} : std::vector<std::int64_t>{1, 8};
-  for (Dtype dtype : {Dtype::fp32, Dtype::bf16})
-    for (auto b : batches)
-      for (auto kv : caches)
-        for (std::int64_t block : {0, 16})
-          points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused", ""}, dtype, backend));
+  add_decode_points(points, {Dtype::fp32, Dtype::bf16}, tier == Tier::smoke ? std::vector<std::int64_t>{2} : std::vector<std::int64_t>{1, 8},
+                    tier == Tier::smoke ? std::vector<std::int64_t>{1024} : std::vector<std::int64_t>{1024, 4096}, backend);
   return points;
 }
 

@@ -10,7 +10,6 @@ Counts counts(std::size_t size, std::size_t elem, int n) {
   return {chunk, chunk * n, chunk};
 }
 double bus_factor(int n) { return static_cast<double>(n - 1) / n; }
-double send_value(int rank, std::size_t i, const Counts&, int) { return pattern(rank, i); }
 // In place, a rank's own chunk sits at its slot of the gathered buffer.
 std::size_t in_place_offset(int rank, const Counts& c) { return rank * c.send; }
 bool expected(int, std::size_t i, const Counts& c, int, double& v) {
@@ -23,6 +22,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 
 }  // namespace
 
-const Collective kAllGather{"all_gather", false, true, counts, bus_factor, send_value, in_place_offset, expected, run};
+const Collective kAllGather{"all_gather", false, true, counts, bus_factor, in_place_offset, expected, run};
 
 }  // namespace rooftop::collectives

@@ -9,8 +9,6 @@ Counts counts(std::size_t size, std::size_t elem, int n) {
   return {chunk * n, chunk * n, chunk};
 }
 double bus_factor(int n) { return static_cast<double>(n - 1) / n; }
-double send_value(int rank, std::size_t i, const Counts&, int) { return pattern(rank, i); }
-std::size_t in_place_offset(int, const Counts&) { return 0; }
 bool expected(int rank, std::size_t i, const Counts& c, int, double& v) {
   const std::size_t from = i / c.call, j = i % c.call;
   v = pattern(static_cast<int>(from), rank * c.call + j);
@@ -23,6 +21,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 }  // namespace
 
 // Out of place only: NCCL's alltoall is grouped sends and receives, which cannot share a buffer.
-const Collective kAlltoall{"alltoall", false, false, counts, bus_factor, send_value, in_place_offset, expected, run};
+const Collective kAlltoall{"alltoall", false, false, counts, bus_factor, same_start, expected, run};
 
 }  // namespace rooftop::collectives

@@ -17,10 +17,16 @@ struct Counts {
   std::size_t call = 0;            // the count the primitive takes
 };
 
-// The value rank r puts at element i of its send buffer: integers in [-3, 3], so sums are
+// The value rank r puts at element i of its send buffer, in every collective: integers in [-3, 3], so sums are
 // exact (bf16 to 85 ranks, fp16 far beyond, int8 to 42, fp8 e4m3 to 5: kMaxExactRanks) and
 // any wrong or unwritten element shows.
 inline double pattern(int rank, std::size_t i) { return static_cast<double>((i + 3 * static_cast<std::size_t>(rank)) % 7) - 3.0; }
+// Element i summed over all n ranks: what a reduction must deliver there.
+inline double pattern_sum(int ranks, std::size_t i) {
+  double sum = 0;
+  for (int q = 0; q < ranks; ++q) sum += pattern(q, i);
+  return sum;
+}
 
 // The most ranks whose sums of pattern() stay exact in `dtype` (integers to 16 in e4m3,
 // 256 in bf16, 127 in int8).
@@ -34,8 +40,6 @@ struct Collective {
   Counts (*counts)(std::size_t size_bytes, std::size_t element_bytes, int ranks);
   // algbw x factor = busbw: the bandwidth each link carries in the ring algorithm.
   double (*bus_factor)(int ranks);
-  // Rank r's send buffer.
-  double (*send_value)(int rank, std::size_t i, const Counts& c, int ranks);
   // In place, the smaller buffer sits inside the larger at this element offset (all_gather:
   // the send chunk at the rank's slot; reduce_scatter: the result at the rank's chunk).
   std::size_t (*in_place_offset)(int rank, const Counts& c);
@@ -45,6 +49,13 @@ struct Collective {
   // Queues the primitive for local rank `local` (between Transport::begin and end).
   void (*run)(Transport& t, int local, const void* send, void* recv, const Counts& c, Dtype dtype);
 };
+
+// For the collectives whose send and receive buffers are each the whole message.
+inline Counts whole_message(std::size_t size, std::size_t element_bytes, int) {
+  return {size / element_bytes, size / element_bytes, size / element_bytes};
+}
+// For those whose in-place form, if any, shares one buffer from its start.
+inline std::size_t same_start(int, const Counts&) { return 0; }
 
 // all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv.
 std::span<const Collective* const> all_collectives();

@@ -142,7 +142,7 @@ class PointRun {
       poison(dtype_, host.data(), whole);
       t_.upload(l, in_place_ ? bufs_[l].base : bufs_[l].recv, host.data(), host.size());
       host.assign(counts_.send * elem_, 0);
-      for (std::size_t i = 0; i < counts_.send; ++i) store(dtype_, host.data(), i, c_.send_value(r, i, counts_, t_.ranks()));
+      for (std::size_t i = 0; i < counts_.send; ++i) store(dtype_, host.data(), i, pattern(r, i));
       t_.upload(l, bufs_[l].send, host.data(), host.size());
     }
     run_once();

@@ -8,7 +8,7 @@
 namespace rooftop::collectives {
 
 #if defined(ROOFTOP_HAVE_MPI)
-std::unique_ptr<ProcessGroup> make_mpi_process_group();  // devices/mpi
+std::unique_ptr<ProcessGroup> make_mpi_process_group();  // mpi_process_group.cpp
 #endif
 
 namespace {

@@ -4,14 +4,10 @@
 namespace rooftop::collectives {
 namespace {
 
-Counts counts(std::size_t size, std::size_t elem, int) { return {size / elem, size / elem, size / elem}; }
 double bus_factor(int) { return 1.0; }
-double send_value(int rank, std::size_t i, const Counts&, int) { return pattern(rank, i); }
-std::size_t in_place_offset(int, const Counts&) { return 0; }
 bool expected(int rank, std::size_t i, const Counts&, int n, double& v) {
   if (rank != 0) return false;  // only the root's buffer is defined
-  v = 0;
-  for (int q = 0; q < n; ++q) v += pattern(q, i);
+  v = pattern_sum(n, i);
   return true;
 }
 void run(Transport& t, int local, const void* send, void* recv, const Counts& c, Dtype dtype) {
@@ -20,6 +16,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 
 }  // namespace
 
-const Collective kReduce{"reduce", true, true, counts, bus_factor, send_value, in_place_offset, expected, run};
+const Collective kReduce{"reduce", true, true, whole_message, bus_factor, same_start, expected, run};
 
 }  // namespace rooftop::collectives

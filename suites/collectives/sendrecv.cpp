@@ -4,10 +4,7 @@
 namespace rooftop::collectives {
 namespace {
 
-Counts counts(std::size_t size, std::size_t elem, int) { return {size / elem, size / elem, size / elem}; }
 double bus_factor(int) { return 1.0; }
-double send_value(int rank, std::size_t i, const Counts&, int) { return pattern(rank, i); }
-std::size_t in_place_offset(int, const Counts&) { return 0; }
 bool expected(int rank, std::size_t i, const Counts&, int n, double& v) {
   v = pattern((rank + n - 1) % n, i);
   return true;
@@ -20,6 +17,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 }  // namespace
 
 // Out of place only: the buffer sent is not the one received.
-const Collective kSendRecv{"sendrecv", false, false, counts, bus_factor, send_value, in_place_offset, expected, run};
+const Collective kSendRecv{"sendrecv", false, false, whole_message, bus_factor, same_start, expected, run};
 
 }  // namespace rooftop::collectives

@@ -26,6 +26,15 @@ using namespace rooftop;
 namespace {
 // A fresh seed per run (printed by Catch2 on failure through the test name's INFO).
 std::uint64_t fresh_seed() { return Catch::rngSeed() * 7919 + 17; }
+
+// One attention point on the GPU, on fresh inputs, against the reference.
+void check_attention_point(const attention::AttentionShape& shape, Dtype d) {
+  const auto p = attention::make_attention_problem(shape, d, "cuda");
+  auto instance = attention::create_attention_cuda(p, fresh_seed());
+  const auto c = instance->check();
+  INFO(p.name() << ": " << c.worst_element << " ratio " << c.max_error_ratio << " (" << c.tolerance << ")");
+  CHECK(c.passed);
+}
 }  // namespace
 
 TEST_CASE("cuBLASLt GEMMs match the reference in every dtype, on shapes off the tile grid", "[gpu]") {
@@ -51,14 +60,7 @@ TEST_CASE("split-KV decode matches the reference: contiguous and paged, GQA rati
   const char* shapes[] = {"decode:3x8x8x96x64", "decode:2x32x8x1000x128", "decode:5x16x2x4096x128:paged16",
                           "decode:4x32x4x2080x128:paged32", "decode:1x8x1x33x64"};
   for (const char* text : shapes)
-    for (Dtype d : {Dtype::bf16, Dtype::fp16, Dtype::fp32}) {
-      INFO(text << " " << dtype_name(d));
-      const auto p = attention::make_attention_problem(attention::parse_attention_shape(text), d, "cuda");
-      auto instance = attention::create_attention_cuda(p, fresh_seed());
-      const auto c = instance->check();
-      INFO(c.worst_element << " ratio " << c.max_error_ratio << " (" << c.tolerance << ")");
-      CHECK(c.passed);
-    }
+    for (Dtype d : {Dtype::bf16, Dtype::fp16, Dtype::fp32}) check_attention_point(attention::parse_attention_shape(text), d);
   // A group the kernel does not hold in registers is skipped before launch.
   const auto p = attention::make_attention_problem(attention::parse_attention_shape("decode:1x12x4x64x64"), Dtype::bf16, "cuda");
   CHECK_THROWS_AS(attention::create_attention_cuda(p, 1), PointSkipped);
@@ -73,12 +75,7 @@ TEST_CASE("fused prefill matches the reference in every compiled tile: causal, G
       for (Dtype d : {Dtype::bf16, Dtype::fp16}) {
         auto shape = attention::parse_attention_shape(text);
         shape.tile = attention::config_name(config);
-        INFO(text << " " << shape.tile << " " << dtype_name(d));
-        const auto p = attention::make_attention_problem(shape, d, "cuda");
-        auto instance = attention::create_attention_cuda(p, fresh_seed());
-        const auto c = instance->check();
-        INFO(c.worst_element << " ratio " << c.max_error_ratio << " (" << c.tolerance << ")");
-        CHECK(c.passed);
+        check_attention_point(shape, d);
       }
   // fp32 has no tensor-core path, an unknown tile is named: both skipped before launch.
   auto fp32 = attention::make_attention_problem(attention::parse_attention_shape("prefill:1x2x2x64x64"), Dtype::fp32, "cuda");
@@ -91,14 +88,7 @@ TEST_CASE("the unfused cuBLASLt path matches the reference: causal, GQA, odd len
   const char* shapes[] = {"prefill:2x8x2x300x128:causal:cublaslt", "prefill:1x4x4x129x64:cublaslt",
                           "prefill:1x8x1x1000x128:cublaslt"};
   for (const char* text : shapes)
-    for (Dtype d : {Dtype::bf16, Dtype::fp16}) {
-      INFO(text << " " << dtype_name(d));
-      const auto p = attention::make_attention_problem(attention::parse_attention_shape(text), d, "cuda");
-      auto instance = attention::create_attention_cuda(p, fresh_seed());
-      const auto c = instance->check();
-      INFO(c.worst_element << " ratio " << c.max_error_ratio << " (" << c.tolerance << ")");
-      CHECK(c.passed);
-    }
+    for (Dtype d : {Dtype::bf16, Dtype::fp16}) check_attention_point(attention::parse_attention_shape(text), d);
 }
 
 TEST_CASE("the GPU reference catches a wrong element and unwritten output", "[gpu]") {

@@ -1,4 +1,4 @@
-#include "devices/cuda/nccl_transport.hpp"
+#include "suites/collectives/nccl_transport.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

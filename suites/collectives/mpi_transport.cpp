@@ -1,15 +1,15 @@
-#include "devices/mpi/mpi_transport.hpp"
+#include "suites/collectives/mpi_transport.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 
 #include "harness/bf16.hpp"
 #include "harness/errors.hpp"
 #include "harness/fp16.hpp"
+#include "suites/collectives/transports.hpp"
 
 namespace rooftop::collectives {
 namespace {
@@ -32,7 +32,7 @@ int to_int(std::size_t count) {
   return static_cast<int>(count);
 }
 
-class MpiTransport final : public Transport {
+class MpiTransport final : public HostMemoryTransport {
  public:
   explicit MpiTransport(ProcessGroup& world) : world_(world) {
     MPI_Op_create(sum_bf16, 1, &bf16_sum_);
@@ -48,14 +48,6 @@ class MpiTransport final : public Transport {
     gethostname(host, sizeof host - 1);
     return world_.gather(fmt::format("{}:cpu (pid {})", host, getpid()));
   }
-  void* allocate(int, std::size_t bytes) override {
-    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-    if (!p) throw PointSkipped(fmt::format("{} bytes of host memory are not available", bytes));
-    return p;
-  }
-  void release(int, void* p) override { std::free(p); }
-  void upload(int, void* dst, const void* host, std::size_t bytes) override { std::memcpy(dst, host, bytes); }
-  void download(int, void* host, const void* src, std::size_t bytes) override { std::memcpy(host, src, bytes); }
 
   void all_reduce(int, const void* send, void* recv, std::size_t count, Dtype d) override {
     MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv, to_int(count), type(d), sum(d), MPI_COMM_WORLD);

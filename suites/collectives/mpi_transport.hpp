@@ -1,5 +1,6 @@
 #pragma once
-// CPU ranks through MPI: one process a rank, buffers in host memory.
+// CPU ranks through MPI (Open MPI): one process a rank, buffers in host memory. Built
+// where MPI is found.
 #include <memory>
 
 #include "suites/collectives/process_group.hpp"
