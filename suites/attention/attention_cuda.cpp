@@ -50,8 +50,9 @@ class PrefillCuda final : public Instance {
     args_ = {dtype, s.b, s.hq, s.hkv, s.sq, s.d, s.causal, q_.get(), k_.get(), v_.get(), o_.get()};
   }
   std::string implementation() const override {
-    return fmt::format("rooftop fused prefill, mma.sync m16n8k16 ({}: {} query rows x {} keys, {} warps, {} stages; {})",
-                       config_name(config_), config_.bm, config_.bn, config_.warps, config_.stages,
+    return fmt::format("rooftop fused prefill, {} ({}: {} query rows x {} keys, {} warps, {} stages; {})",
+                       config_.wgmma ? "wgmma m64nNk16" : "mma.sync m16n8k16", config_name(config_), config_.bm,
+                       config_.bn, config_.warps, config_.stages,
                        prefill_resources(config_, args_.d, args_.dtype));
   }
   Correctness check() override { return check_on_host(data_, o_, seed_, [this] { run(); }); }
@@ -104,11 +105,8 @@ class UnfusedCuda final : public Instance {
   gpu::DeviceBuffer q_, k_, v_, o_, scores_, probabilities_;
 };
 
-PrefillConfig prefill_config(const AttentionShape& s) {
-  if (s.tile.empty()) return prefill_configs().front();
-  PrefillConfig c{};
-  std::sscanf(s.tile.c_str(), "m%dn%dw%ds%d", &c.bm, &c.bn, &c.warps, &c.stages);
-  return c;
+PrefillConfig prefill_config(const AttentionShape& s, Dtype dtype) {
+  return s.tile.empty() ? default_prefill_config(s.d, dtype) : parse_config_name(s.tile);
 }
 
 class DecodeCuda final : public Instance {
@@ -161,7 +159,7 @@ std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uin
   }
   if (s.impl != "fused") throw PointSkipped("the " + s.impl + " attention path runs on the CPU backend");
   if (s.sq > std::numeric_limits<int>::max() - 256) throw PointSkipped("the prefill kernel indexes rows with int");
-  const PrefillConfig config = prefill_config(s);
+  const PrefillConfig config = prefill_config(s, dtype);
   if (auto why = prefill_unsupported(config, s.d, dtype); !why.empty()) throw PointSkipped(why);
   return std::make_unique<PrefillCuda>(s, dtype, config, seed);
 }

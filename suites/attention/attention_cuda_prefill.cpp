@@ -1,10 +1,22 @@
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "devices/cuda/gpu_runtime.hpp"
 #include "suites/attention/attention_cuda_prefill_kernels.cuh"
 
 namespace rooftop::attention {
 namespace {
+
+// wgmma's first: on Hopper it is the default.
+const std::vector<PrefillKernel>& prefill_kernels() {
+  static const std::vector<PrefillKernel> all = [] {
+    std::vector<PrefillKernel> v = hopper_prefill_kernels();
+    v.insert(v.end(), mma_prefill_kernels().begin(), mma_prefill_kernels().end());
+    return v;
+  }();
+  return all;
+}
 
 const PrefillKernel* find(const PrefillConfig& c) {
   for (const auto& k : prefill_kernels())
@@ -17,7 +29,16 @@ int dim_index(std::int64_t d) { return d == 64 ? 0 : 1; }
 
 }  // namespace
 
-std::string config_name(const PrefillConfig& c) { return fmt::format("m{}n{}w{}s{}", c.bm, c.bn, c.warps, c.stages); }
+std::string config_name(const PrefillConfig& c) {
+  return fmt::format("{}m{}n{}w{}s{}", c.wgmma ? "wg" : "", c.bm, c.bn, c.warps, c.stages);
+}
+
+PrefillConfig parse_config_name(const std::string& name) {
+  PrefillConfig c{};
+  c.wgmma = name.starts_with("wg");
+  std::sscanf(name.c_str() + (c.wgmma ? 2 : 0), "m%dn%dw%ds%d", &c.bm, &c.bn, &c.warps, &c.stages);
+  return c;
+}
 
 const std::vector<PrefillConfig>& prefill_configs() {
   static const std::vector<PrefillConfig> configs = [] {
@@ -36,8 +57,13 @@ std::string prefill_unsupported(const PrefillConfig& c, std::int64_t d, Dtype dt
     return fmt::format("prefill tile {} is not compiled; compiled: {}", config_name(c), names);
   }
   if (dtype != Dtype::bf16 && dtype != Dtype::fp16) return "the tensor-core prefill kernel takes bf16 or fp16";
-  int device = 0, optin = 0;
+  int device = 0, optin = 0, major = 0, minor = 0;
   ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
+  ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  if (c.wgmma && (major != 9 || minor != 0))
+    return fmt::format("tile {} is built with wgmma for sm_90a (Hopper) only; this GPU is sm_{}{}", config_name(c),
+                       major, minor);
   ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   if (k->shared[dim_index(d)] > optin)
     return fmt::format("tile {} at head dim {} needs {} KiB of shared memory, this GPU gives a block {} KiB",
@@ -57,6 +83,12 @@ std::string prefill_resources(const PrefillConfig& c, std::int64_t d, Dtype dtyp
   ROOFTOP_GPU_CHECK(cudaFuncGetAttributes(&attr, k->kernels[dtype_index(dtype)][dim_index(d)]));
   return fmt::format("{} registers, {} KiB shared, {} B spilled", attr.numRegs, k->shared[dim_index(d)] / 1024,
                      attr.localSizeBytes);
+}
+
+PrefillConfig default_prefill_config(std::int64_t d, Dtype dtype) {
+  for (const auto& c : prefill_configs())
+    if (prefill_unsupported(c, d, dtype).empty()) return c;
+  return prefill_configs().back();  // none runs: the caller's check names why
 }
 
 void launch_prefill(const PrefillArgs& a, const PrefillConfig& c) {

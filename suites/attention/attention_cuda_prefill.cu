@@ -1,7 +1,7 @@
 #include "suites/attention/attention_cuda_prefill_kernels.cuh"
+#include "suites/attention/attention_cuda_tensor_core.cuh"
 
 #include <cmath>
-#include <cstring>
 #include <type_traits>
 
 #include "devices/cuda/gpu_runtime.hpp"
@@ -10,19 +10,9 @@
 namespace rooftop::attention {
 namespace {
 
-// ---- Tensor-core building blocks (sm_80+: ldmatrix, cp.async, mma.m16n8k16) ----
+// ---- Tensor-core building blocks (sm_80+: ldmatrix, mma.m16n8k16) ----
 
-__device__ inline unsigned smem_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-
-// 16 bytes global -> shared without a register round trip; `bytes` 0 zero-fills (rows past S).
-__device__ inline void cp_async_16(void* dst, const void* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src), "r"(bytes));
-}
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ inline void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
+using namespace tensor_core;
 
 __device__ inline void ldmatrix_x4(unsigned (&r)[4], unsigned address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
@@ -35,14 +25,7 @@ __device__ inline void ldmatrix_x4_trans(unsigned (&r)[4], unsigned address) {
                : "r"(address));
 }
 
-// 2^x in one MUFU instruction; exp2f adds a denormal-range fixup around it.
-__device__ inline float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
-// c += a (16x16, row) * b (16x8, col) with fp32 accumulation, and two floats packed as T.
+// c += a (16x16, row) * b (16x8, col) with fp32 accumulation.
 template <class T>
 struct Mma {
   static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>);
@@ -57,17 +40,6 @@ struct Mma {
                    "{%0,%1,%2,%3};\n"
                    : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-  __device__ static unsigned pack(float lo, float hi) {
-    unsigned u;
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-      const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-      memcpy(&u, &v, 4);
-    } else {
-      const __half2 v = __floats2half2_rn(lo, hi);
-      memcpy(&u, &v, 4);
-    }
-    return u;
   }
 };
 
@@ -190,43 +162,13 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
     const int j0 = t * BN;
     if (j0 + BN > seq || (a.causal && j0 + BN - 1 > m0)) {
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int j = j0 + nt * 8 + (lane % 4) * 2 + (e % 2);
-            const int i = m0 + warp_row + mt * 16 + lane / 4 + (e / 2) * 8;
-            if (j >= seq || (a.causal && j > i)) s[mt][nt][e] = -INFINITY;
-          }
+      for (int mt = 0; mt < MT; ++mt) mask_scores(s[mt], j0, m0 + warp_row + mt * 16, seq, a.causal);
     }
 
-    // Online softmax: each row lives in the four lanes of a quad.
     float corr[MT][2];
     bool rescale = false;
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        float mx = row_max[mt][r];
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt) mx = fmaxf(mx, fmaxf(s[mt][nt][2 * r], s[mt][nt][2 * r + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float base = mx == -INFINITY ? 0.0f : mx * scale_log2;
-        corr[mt][r] = fast_exp2(row_max[mt][r] * scale_log2 - base);
-        rescale |= mx != row_max[mt][r];
-        row_max[mt][r] = mx;
-        float sum = 0;
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-          for (int e = 2 * r; e < 2 * r + 2; ++e) {
-            s[mt][nt][e] = fast_exp2(fmaf(s[mt][nt][e], scale_log2, -base));
-            sum += s[mt][nt][e];
-          }
-        row_sum[mt][r] = row_sum[mt][r] * corr[mt][r] + sum;
-      }
+    for (int mt = 0; mt < MT; ++mt) rescale |= online_softmax(s[mt], row_max[mt], row_sum[mt], corr[mt], scale_log2);
     // Deep into a long row the maximum rarely moves: skip the output rescale (exactly 1)
     // when no row of the warp's moved.
     if (__any_sync(0xffffffffu, rescale)) {
@@ -243,12 +185,7 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
     for (int kk = 0; kk < BN / 16; ++kk) {
       unsigned pa[MT][4];
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt) {
-        pa[mt][0] = Mma<T>::pack(s[mt][2 * kk][0], s[mt][2 * kk][1]);
-        pa[mt][1] = Mma<T>::pack(s[mt][2 * kk][2], s[mt][2 * kk][3]);
-        pa[mt][2] = Mma<T>::pack(s[mt][2 * kk + 1][0], s[mt][2 * kk + 1][1]);
-        pa[mt][3] = Mma<T>::pack(s[mt][2 * kk + 1][2], s[mt][2 * kk + 1][3]);
-      }
+      for (int mt = 0; mt < MT; ++mt) probabilities_as_a<T>(s[mt], kk, pa[mt]);
 #pragma unroll
       for (int dp = 0; dp < DT / 2; ++dp) {
         unsigned vb[4];
@@ -268,15 +205,12 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
   for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      float sum = row_sum[mt][r];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      const float inv = sum > 0 ? 1.0f / sum : 0.0f;
+      const float inv = inverse_row_sum(row_sum[mt][r]);
       const int row = warp_row + mt * 16 + lane / 4 + 8 * r;
 #pragma unroll
       for (int dt = 0; dt < DT; ++dt) {
         const int col = dt * 8 + (lane % 4) * 2;
-        const unsigned packed = Mma<T>::pack(o[mt][dt][2 * r] * inv, o[mt][dt][2 * r + 1] * inv);
+        const unsigned packed = pack2<T>(o[mt][dt][2 * r] * inv, o[mt][dt][2 * r + 1] * inv);
         memcpy(sq + swizzled<D>(row, col / 8) + col % 8, &packed, 4);
       }
     }
@@ -329,7 +263,7 @@ PrefillKernel compile() {
 
 // FlashAttention-2's forward tiles for Ampere/Hopper are 128 query rows by 32-64 keys with
 // four warps; the others show the spread around it.
-const std::vector<PrefillKernel>& prefill_kernels() {
+const std::vector<PrefillKernel>& mma_prefill_kernels() {
   static const std::vector<PrefillKernel> all{compile<128, 64, 4, 2>(), compile<128, 32, 4, 2>(),
                                               compile<64, 64, 4, 2>(), compile<128, 64, 8, 2>(),
                                               compile<128, 64, 4, 3>()};

@@ -22,15 +22,20 @@ struct PrefillArgs {
 };
 
 // A block of `warps` warps owns `bm` query rows and walks the keys `bn` at a time, with
-// `stages` key/value tiles in flight through cp.async.
+// `stages` key/value tiles in flight through cp.async. `wgmma`: Hopper's warpgroup MMA
+// (sm_90a only) instead of mma.sync.
 struct PrefillConfig {
   int bm, bn, warps, stages;
+  bool wgmma = false;
   bool operator==(const PrefillConfig&) const = default;
 };
 
-std::string config_name(const PrefillConfig& c);  // "m128n64w4s2"
-// The compiled configurations; the first is the default.
+std::string config_name(const PrefillConfig& c);  // "m128n64w4s2", "wgm128n128w8s2"
+PrefillConfig parse_config_name(const std::string& name);  // config_name's inverse
+// The compiled configurations, wgmma's first.
 const std::vector<PrefillConfig>& prefill_configs();
+// The first compiled configuration this GPU runs: the default.
+PrefillConfig default_prefill_config(std::int64_t d, Dtype dtype);
 // Empty when `c` can run this head dim and dtype on the current device, else the reason
 // (not compiled, too much shared memory, too many registers for the block's threads).
 std::string prefill_unsupported(const PrefillConfig& c, std::int64_t d, Dtype dtype);

@@ -1,6 +1,6 @@
 #pragma once
-// The compiled instances of the fused prefill kernel (attention_cuda_prefill.cu), for the
-// host code in attention_cuda_prefill.cpp: kept apart so the .cu needs no fmt.
+// The compiled instances of the fused prefill kernels, for the host code in
+// attention_cuda_prefill.cpp: kept apart so the .cu files need no fmt.
 #include <vector>
 
 #include "suites/attention/attention_cuda_prefill.cuh"
@@ -15,7 +15,9 @@ struct PrefillKernel {
   void (*launch[2][2])(const PrefillArgs&);
 };
 
-// The first is the default.
-const std::vector<PrefillKernel>& prefill_kernels();
+// mma.sync's (sm_80+, attention_cuda_prefill.cu) and wgmma's (sm_90a,
+// attention_cuda_prefill_hopper.cu).
+const std::vector<PrefillKernel>& mma_prefill_kernels();
+const std::vector<PrefillKernel>& hopper_prefill_kernels();
 
 }  // namespace rooftop::attention

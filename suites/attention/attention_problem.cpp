@@ -84,9 +84,9 @@ AttentionShape shape_of(const Problem& p) {
 }
 
 namespace {
-// "m<digits>n<digits>w<digits>s<digits>": a GPU prefill kernel configuration.
+// "[wg]m<digits>n<digits>w<digits>s<digits>": a GPU prefill kernel configuration.
 bool is_tile_name(std::string_view t) {
-  std::size_t at = 0;
+  std::size_t at = t.starts_with("wg") ? 2 : 0;
   for (char key : {'m', 'n', 'w', 's'}) {
     if (at >= t.size() || t[at] != key) return false;
     const auto start = ++at;

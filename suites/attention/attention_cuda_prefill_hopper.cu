@@ -1,0 +1,192 @@
+// The fused prefill kernel on Hopper's warpgroup MMA (wgmma, sm_90a only): the step from
+// the FlashAttention-2 class kernel of attention_cuda_prefill.cu towards FlashAttention-3.
+// Each of a block's warpgroups owns 64 query rows; S = Q K^T reads both operands from
+// shared memory through descriptors, O += P V takes P from the registers the scores were
+// computed in. Masking and the online softmax are the mma.sync kernel's (tensor_core.cuh).
+#include "suites/attention/attention_cuda_prefill_kernels.cuh"
+#include "suites/attention/attention_cuda_tensor_core.cuh"
+#include "suites/attention/attention_cuda_wgmma.cuh"
+
+#include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/vendors/gpu.hpp"
+
+namespace rooftop::attention {
+namespace {
+
+using namespace tensor_core;
+
+// wgmma's 128-byte swizzle: a tile of ROWS x D elements is stored as D / 64 panels of ROWS
+// rows x 128 bytes, and 16-byte chunk c of row r sits at chunk c ^ (r % 8) of its row.
+// Panels start 1024-byte aligned, as the swizzle's address bits require.
+template <int ROWS>
+__device__ inline unsigned panel_offset(int row, int chunk) {
+  return static_cast<unsigned>((chunk / 8) * ROWS * 128 + row * 128 + (((chunk % 8) ^ (row % 8)) * 16));
+}
+
+// Rows [r0, r0 + ROWS) of a [S, D] matrix into a swizzled tile; rows at or past S are zeros.
+template <class T, int D, int ROWS, int THREADS>
+__device__ inline void load_panels(unsigned char* tile, const T* g, int r0, int s) {
+  constexpr int kChunks = D / 8;
+#pragma unroll
+  for (int i = threadIdx.x; i < ROWS * kChunks; i += THREADS) {
+    const int row = i / kChunks, c = i % kChunks;
+    const int gr = r0 + row;
+    cp_async_16(tile + panel_offset<ROWS>(row, c), g + (gr < s ? gr : s - 1) * D + c * 8, gr < s ? 16 : 0);
+  }
+}
+
+template <class T, int D, int BN, int WGS>
+constexpr int hopper_shared_bytes() {
+  // Q, then two stages of K and of V, plus the slack that aligns the base to 1024 bytes.
+  return (WGS * 64 + 4 * BN) * D * static_cast<int>(sizeof(T)) + 1024;
+}
+
+// Block (query block, batch x head) of WGS warpgroups, 64 query rows each.
+template <class T, int D, int BN, int WGS>
+__global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  constexpr int BM = WGS * 64, kThreads = WGS * 128, kQBytes = BM * D * 2, kTileBytes = BN * D * 2;
+  extern __shared__ unsigned char shared_raw[];
+  unsigned char* smem = shared_raw + ((1024 - smem_address(shared_raw) % 1024) % 1024);
+  unsigned char* sq = smem;
+  auto sk = [&](int stage) { return smem + kQBytes + stage * kTileBytes; };
+  auto sv = [&](int stage) { return smem + kQBytes + (2 + stage) * kTileBytes; };
+
+  const int wg = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const int seq = static_cast<int>(a.s), mblocks = (seq + BM - 1) / BM;
+  // Causal: the longest rows first, so the short ones fill the tail.
+  const int mb = a.causal ? mblocks - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x);
+  const std::int64_t bh = blockIdx.y, b = bh / a.hq, h = bh % a.hq, kvh = h / (a.hq / a.hkv);
+  const int m0 = mb * BM;
+  const T* qg = static_cast<const T*>(a.q) + bh * a.s * D;
+  const T* kg = static_cast<const T*>(a.k) + (b * a.hkv + kvh) * a.s * D;
+  const T* vg = static_cast<const T*>(a.v) + (b * a.hkv + kvh) * a.s * D;
+  const int kend = a.causal ? min(seq, m0 + BM) : seq;
+  const int tiles = (kend + BN - 1) / BN;
+
+  load_panels<T, D, BM, kThreads>(sq, qg, m0, seq);
+  load_panels<T, D, BN, kThreads>(sk(0), kg, 0, seq);
+  load_panels<T, D, BN, kThreads>(sv(0), vg, 0, seq);
+  cp_async_commit();
+
+  float o[D / 8][4] = {};
+  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0, 0};
+  const float scale_log2 = 1.4426950408889634f * rsqrtf(static_cast<float>(D));
+  const int warp_row = wg * 64 + warp * 16;  // the warp's first row of the block
+  const unsigned q_base = smem_address(sq) + wg * 64 * 128;
+
+  for (int t = 0; t < tiles; ++t) {
+    cp_async_wait<0>();
+    wgmma::fence_shared_for_async();
+    __syncthreads();  // tile t visible to all; every wgmma on tile t - 1 is done, its stage free
+    if (t + 1 < tiles) {
+      load_panels<T, D, BN, kThreads>(sk((t + 1) % 2), kg, (t + 1) * BN, seq);
+      load_panels<T, D, BN, kThreads>(sv((t + 1) % 2), vg, (t + 1) * BN, seq);
+    }
+    cp_async_commit();
+    const unsigned k_base = smem_address(sk(t % 2)), v_base = smem_address(sv(t % 2));
+
+    // S = Q K^T: k16 steps along D, 32 bytes apart inside a panel, panel by panel.
+    float s[BN / 8][4];
+    wgmma::fence();
+#pragma unroll
+    for (int kd = 0; kd < D / 16; ++kd) {
+      const unsigned step = (kd % 4) * 32u;
+      const auto qd = wgmma::descriptor(q_base + (kd / 4) * BM * 128 + step, 16, 1024);
+      const auto kdsc = wgmma::descriptor(k_base + (kd / 4) * BN * 128 + step, 16, 1024);
+      wgmma::Mma<T, BN>::ss(s, qd, kdsc, kd > 0);
+    }
+    wgmma::commit();
+    wgmma::wait<0>();
+    wgmma::hold(s);
+
+    const int j0 = t * BN;
+    if (j0 + BN > seq || (a.causal && j0 + BN - 1 > m0)) mask_scores(s, j0, m0 + warp_row, seq, a.causal);
+    float corr[2];
+    if (__any_sync(0xffffffffu, online_softmax(s, row_max, row_sum, corr, scale_log2))) {
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[dt][e] *= corr[e / 2];
+    }
+
+    // O += P V: k16 steps along the keys, 16 rows of 128 bytes apart; V is MN-major (D
+    // contiguous), its 64-column panels BN x 128 bytes apart.
+    unsigned p[BN / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) probabilities_as_a<T>(s, kk, p[kk]);
+    wgmma::fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+      wgmma::Mma<T, D>::rs(o, p[kk], wgmma::descriptor(v_base + kk * 16 * 128, BN * 128, 1024));
+    wgmma::commit();
+    wgmma::wait<0>();
+    wgmma::hold(o);
+    wgmma::hold(p);
+  }
+
+  // O / l into the warpgroup's own Q rows (its wgmmas are done with them), then out in
+  // 16-byte pieces, a warp its 16 rows.
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const float inv = inverse_row_sum(row_sum[r]);
+    const int row = warp_row + lane / 4 + 8 * r;
+#pragma unroll
+    for (int dt = 0; dt < D / 8; ++dt) {
+      const unsigned packed = pack2<T>(o[dt][2 * r] * inv, o[dt][2 * r + 1] * inv);
+      memcpy(sq + panel_offset<BM>(row, dt) + (lane % 4) * 4, &packed, 4);
+    }
+  }
+  __syncwarp();
+  T* og = static_cast<T*>(a.o) + bh * a.s * D;
+  constexpr int kChunks = D / 8;
+  for (int i = lane; i < 16 * kChunks; i += 32) {
+    const int row = warp_row + i / kChunks, c = i % kChunks;
+    if (m0 + row < seq)
+      *reinterpret_cast<uint4*>(og + static_cast<std::int64_t>(m0 + row) * D + c * 8) =
+          *reinterpret_cast<const uint4*>(sq + panel_offset<BM>(row, c));
+  }
+#else
+  (void)a;
+  __trap();  // built for sm_90a only; the host never launches it elsewhere
+#endif
+}
+
+template <class T, int D, int BN, int WGS>
+void launch_one(const PrefillArgs& a) {
+  constexpr int bytes = hopper_shared_bytes<T, D, BN, WGS>();
+  auto* kernel = prefill_wgmma<T, D, BN, WGS>;
+  static const bool attribute_set = [&] {
+    ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    return true;
+  }();
+  (void)attribute_set;
+  const dim3 grid(static_cast<unsigned>((a.s + WGS * 64 - 1) / (WGS * 64)), static_cast<unsigned>(a.b * a.hq));
+  kernel<<<grid, WGS * 128, bytes, gpu::stream()>>>(a);
+  ROOFTOP_GPU_CHECK_LAUNCH("prefill_wgmma");
+}
+
+template <int BN, int WGS>
+PrefillKernel compile() {
+  PrefillKernel c{{WGS * 64, BN, WGS * 4, 2, true}, {}, {}, {}};
+  c.kernels[0][0] = reinterpret_cast<const void*>(prefill_wgmma<__nv_bfloat16, 64, BN, WGS>);
+  c.kernels[0][1] = reinterpret_cast<const void*>(prefill_wgmma<__nv_bfloat16, 128, BN, WGS>);
+  c.kernels[1][0] = reinterpret_cast<const void*>(prefill_wgmma<__half, 64, BN, WGS>);
+  c.kernels[1][1] = reinterpret_cast<const void*>(prefill_wgmma<__half, 128, BN, WGS>);
+  c.shared[0] = hopper_shared_bytes<__nv_bfloat16, 64, BN, WGS>();
+  c.shared[1] = hopper_shared_bytes<__nv_bfloat16, 128, BN, WGS>();
+  c.launch[0][0] = launch_one<__nv_bfloat16, 64, BN, WGS>;
+  c.launch[0][1] = launch_one<__nv_bfloat16, 128, BN, WGS>;
+  c.launch[1][0] = launch_one<__half, 64, BN, WGS>;
+  c.launch[1][1] = launch_one<__half, 128, BN, WGS>;
+  return c;
+}
+
+}  // namespace
+
+const std::vector<PrefillKernel>& hopper_prefill_kernels() {
+  static const std::vector<PrefillKernel> all{compile<128, 2>(), compile<128, 3>(), compile<64, 2>()};
+  return all;
+}
+
+}  // namespace rooftop::attention
