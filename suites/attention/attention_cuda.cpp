@@ -118,7 +118,9 @@ class DecodeCuda final : public Instance {
     o_ = gpu::DeviceBuffer(data_.q_bytes());
     if (s.block) table_ = upload(data_.block_table().data(), data_.block_table().size() * sizeof(std::int32_t));
     const int splits = decode_splits(s.b, s.hkv, s.skv, decode_resident_blocks(dtype, s.d, s.group()));
-    partial_ = gpu::DeviceBuffer(static_cast<std::size_t>(decode_workspace_floats(s.b, s.hq, s.d, splits)) * sizeof(float));
+    const auto workspace = static_cast<std::size_t>(decode_workspace_floats(s.b, s.hq, s.hkv, s.d, splits)) * sizeof(float);
+    partial_ = gpu::DeviceBuffer(workspace);
+    ROOFTOP_GPU_CHECK(cudaMemset(partial_.get(), 0, workspace));
     args_ = {dtype, s.b, s.hq, s.hkv, s.skv, s.d, s.block, q_.get(), k_.get(), v_.get(),
              s.block ? table_.as<std::int32_t>() : nullptr, o_.get(), partial_.as<float>(), splits};
   }

@@ -1,4 +1,5 @@
 #include "suites/attention/attention_cuda_decode.cuh"
+#include "suites/attention/attention_cuda_tensor_core.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -37,14 +38,32 @@ __device__ inline std::int64_t partial_index(std::int64_t bh, int split, int spl
   return (bh * splits + split) * (d + 2);
 }
 
-// Block (b, kvh, split): each half-warp walks its own keys of the split and keeps its own
-// softmax state; a lane holds E = D/16 elements of the G queries, of the key and value
-// rows and of the outputs. Half-warp rows halve the shuffles and exponentials per key
-// against a warp per row, which bound the kernel well below the HBM roof.
+// Keys stream through shared memory in stages of kStageKeys, kStages deep, by cp.async: the
+// bytes in flight no longer cost registers (with the keys in registers, 168 of them held
+// occupancy to 12 warps an SM and HBM to two thirds of its bandwidth).
+constexpr int kRowLanes = 16, kRows = kWarps * kWarp / kRowLanes;  // half-warps in the block
+constexpr int kStageKeys = kRows * kUnroll, kStages = 4;
+
+template <class T, int D>
+constexpr int ring_bytes() {
+  return kStages * 2 * kStageKeys * D * static_cast<int>(sizeof(T));
+}
+
+// The split's blocks, by a ticket: the last of a (b, kvh) to finish merges their partials
+// into the output rows, so no second kernel (and its launch gap) follows.
+__device__ inline std::uint32_t* tickets(const DecodeArgs& a) {
+  return reinterpret_cast<std::uint32_t*>(a.partial + a.b * a.hq * a.splits * (a.d + 2));
+}
+
+// Block (b, kvh, split): each half-warp takes kUnroll keys of every stage and keeps its own
+// softmax state; a lane holds E = D/16 elements of the G queries, of the key and value rows
+// and of the outputs. Half-warp rows halve the shuffles and exponentials per key against a
+// warp per row, which bound the kernel well below the HBM roof.
 template <class T, int D, int G>
 __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
-  constexpr int kRowLanes = 16, kRows = kWarps * kWarp / kRowLanes;  // half-warps in the block
-  constexpr int E = D / kRowLanes;
+  constexpr int E = D / kRowLanes, kPieces = D * static_cast<int>(sizeof(T)) / 16;  // 16-byte pieces a row
+  extern __shared__ uint4 ring_raw[];
+  T* ring = reinterpret_cast<T*>(ring_raw);  // [kStages][K, V][kStageKeys][D]
   const int lane = threadIdx.x % kRowLanes, row_group = threadIdx.x / kRowLanes;
   const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
   const int split = blockIdx.y;
@@ -61,7 +80,37 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
     const std::int64_t blocks = k1 > k0 ? (k1 - 1) / a.block - first_block + 1 : 0;
     for (std::int64_t i = threadIdx.x; i < blocks; i += blockDim.x)
       table[i] = a.block_table[b * (a.skv / a.block) + first_block + i];
-    __syncthreads();
+  }
+  __syncthreads();
+  const T* kbase = static_cast<const T*>(a.k);
+  const T* vbase = static_cast<const T*>(a.v);
+  // Stage `st` into its slot: every thread copies pieces of the K and V rows; keys past the
+  // split's end are zeros (and scored -inf below).
+  const int stages = static_cast<int>((k1 - k0 + kStageKeys - 1) / kStageKeys);
+  auto load_stage = [&](int st) {
+    T* slot = ring + (st % kStages) * 2 * kStageKeys * D;
+    for (int i = threadIdx.x; i < kStageKeys * kPieces; i += kWarps * kWarp) {
+      const int key = i / kPieces, piece = i % kPieces;
+      const std::int64_t j = k0 + static_cast<std::int64_t>(st) * kStageKeys + key;
+      const bool valid = j < k1;
+      std::int64_t row;
+      if (a.block) {
+        // Shifts, not a 64-bit division by the block size: that cost paging a fifth.
+        const int jj = static_cast<int>(valid ? j : k0);
+        const std::int64_t blk = table[(jj >> block_shift) - static_cast<int>(first_block)];
+        row = ((blk * a.hkv + kvh) * a.block + (jj & (static_cast<int>(a.block) - 1))) * D;
+      } else {
+        row = ((b * a.hkv + kvh) * a.skv + (valid ? j : k0)) * D;
+      }
+      const int bytes = valid ? 16 : 0;
+      tensor_core::cp_async_16(slot + key * D + piece * (16 / sizeof(T)), kbase + row + piece * (16 / sizeof(T)), bytes);
+      tensor_core::cp_async_16(slot + (kStageKeys + key) * D + piece * (16 / sizeof(T)),
+                               vbase + row + piece * (16 / sizeof(T)), bytes);
+    }
+  };
+  for (int st = 0; st < kStages - 1; ++st) {
+    if (st < stages) load_stage(st);
+    tensor_core::cp_async_commit();
   }
 
   float q[G][E], acc[G][E], m[G], l[G];
@@ -74,36 +123,23 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
     m[g] = -INFINITY;
     l[g] = 0;
   }
-  const T* kbase = static_cast<const T*>(a.k);
-  const T* vbase = static_cast<const T*>(a.v);
-  // kUnroll keys per half-warp per step, all loads issued before any use: enough bytes in
-  // flight to cover HBM latency. The loop runs warp-uniform (the shuffles need both halves);
-  // keys past the split's end are loaded from a valid row and left out.
-  const int warp = threadIdx.x / kWarp, half = (threadIdx.x % kWarp) / kRowLanes;
-  for (std::int64_t w0 = k0 + warp * 2 * kUnroll; w0 < k1; w0 += kWarps * 2 * kUnroll) {
-    const std::int64_t j0 = w0 + half * kUnroll;
-    Chunk<T, E> kc[kUnroll], vc[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t j = min(j0 + u, k1 - 1);
-      std::int64_t row;
-      if (a.block) {
-        // Shifts, not a 64-bit division by the block size: that cost paging a fifth.
-        const int jj = static_cast<int>(j);
-        const std::int64_t blk = table[(jj >> block_shift) - static_cast<int>(first_block)];
-        row = ((blk * a.hkv + kvh) * a.block + (jj & (static_cast<int>(a.block) - 1))) * D;
-      } else {
-        row = ((b * a.hkv + kvh) * a.skv + j) * D;
-      }
-      kc[u] = reinterpret_cast<const Chunk<T, E>*>(kbase + row)[lane];
-      vc[u] = reinterpret_cast<const Chunk<T, E>*>(vbase + row)[lane];
-    }
+  for (int st = 0; st < stages; ++st) {
+    tensor_core::cp_async_wait<kStages - 2>();
+    __syncthreads();  // stage st landed for all; the slot of st - 1 is free again
+    if (st + kStages - 1 < stages) load_stage(st + kStages - 1);
+    tensor_core::cp_async_commit();
+
+    const T* slot = ring + (st % kStages) * 2 * kStageKeys * D;
+    const int key0 = row_group * kUnroll;  // this half-warp's first key of the stage
+    const std::int64_t j0 = k0 + static_cast<std::int64_t>(st) * kStageKeys + key0;
     // The kUnroll keys' scores first, then one softmax update for all of them: one rescale
     // of the output per step, not per key (the kernel is bound by instructions, not bytes).
     float kf[kUnroll][E];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      for (int e = 0; e < E; ++e) kf[u][e] = to_f(kc[u].x[e]);
+    for (int u = 0; u < kUnroll; ++u) {
+      const auto kc = reinterpret_cast<const Chunk<T, E>*>(slot + (key0 + u) * D)[lane];
+      for (int e = 0; e < E; ++e) kf[u][e] = to_f(kc.x[e]);
+    }
     for (int g = 0; g < G; ++g) {
       float sc[kUnroll];
       float m_new = m[g];
@@ -123,13 +159,18 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
       for (int u = 0; u < kUnroll; ++u) {
         const float p = __expf(sc[u] - m_new);
         l[g] += p;
-        for (int e = 0; e < E; ++e) acc[g][e] += p * to_f(vc[u].x[e]);
+        const auto vc = reinterpret_cast<const Chunk<T, E>*>(slot + (kStageKeys + key0 + u) * D)[lane];
+        for (int e = 0; e < E; ++e) acc[g][e] += p * to_f(vc.x[e]);
       }
       m[g] = m_new;
     }
   }
+  tensor_core::cp_async_wait<0>();
+  __syncthreads();  // the ring is free: it holds the half-warps' outputs now
+
   // The block's half-warps into one partial per query head.
-  __shared__ float sm_m[kRows][G], sm_l[kRows][G], sm_acc[kRows][G][D];
+  __shared__ float sm_m[kRows][G], sm_l[kRows][G];
+  auto sm_acc = reinterpret_cast<float(*)[G][D]>(ring_raw);  // [kRows][G][D], smaller than the ring
   for (int g = 0; g < G; ++g) {
     if (lane == 0) {
       sm_m[row_group][g] = m[g];
@@ -155,32 +196,46 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
     }
     part[2 + t] = o;
   }
-}
 
-// One block per (b, hq): the splits' partials into the output row.
-template <class T>
-__global__ void decode_combine(DecodeArgs a) {
-  const std::int64_t bh = blockIdx.x;
-  const int t = threadIdx.x;
-  float mx = -INFINITY;
-  for (int s = 0; s < a.splits; ++s) mx = fmaxf(mx, a.partial[partial_index(bh, s, a.splits, a.d)]);
-  float lsum = 0, o = 0;
-  for (int s = 0; s < a.splits; ++s) {
-    const float* part = a.partial + partial_index(bh, s, a.splits, a.d);
-    const float f = part[0] == -INFINITY ? 0.0f : __expf(part[0] - mx);
-    lsum += part[1] * f;
-    o += part[2 + t] * f;
+  // The last split block of this (b, kvh) merges all splits' partials into the output.
+  __shared__ bool last;
+  __threadfence();  // this block's partials visible before its ticket
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(&tickets(a)[bk], 1u) == static_cast<unsigned>(a.splits - 1);
+    if (last) tickets(a)[bk] = 0;  // ready for the next launch
   }
-  static_cast<T*>(a.o)[bh * a.d + t] = from_f<T>(o / lsum);
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  for (int idx = threadIdx.x; idx < G * D; idx += blockDim.x) {
+    const int g = idx / D, t = idx % D;
+    const std::int64_t bh = b * a.hq + kvh * G + g;
+    float mx = -INFINITY;
+    for (int sp = 0; sp < a.splits; ++sp) mx = fmaxf(mx, __ldcg(a.partial + partial_index(bh, sp, a.splits, D)));
+    float lsum = 0, o = 0;
+    for (int sp = 0; sp < a.splits; ++sp) {
+      const float* part = a.partial + partial_index(bh, sp, a.splits, D);
+      const float pm = __ldcg(part);
+      const float f = pm == -INFINITY ? 0.0f : __expf(pm - mx);
+      lsum += __ldcg(part + 1) * f;
+      o += __ldcg(part + 2 + t) * f;
+    }
+    static_cast<T*>(a.o)[bh * D + t] = from_f<T>(o / lsum);
+  }
 }
 
 template <class T, int D, int G>
 void launch_typed(const DecodeArgs& a) {
-  decode_split<T, D, G><<<dim3(static_cast<unsigned>(a.b * a.hkv), static_cast<unsigned>(a.splits)), kWarps * kWarp, 0,
-                          gpu::stream()>>>(a);
+  constexpr int bytes = ring_bytes<T, D>();
+  static const bool attribute_set = [] {
+    ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(decode_split<T, D, G>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    return true;
+  }();
+  (void)attribute_set;
+  decode_split<T, D, G><<<dim3(static_cast<unsigned>(a.b * a.hkv), static_cast<unsigned>(a.splits)), kWarps * kWarp,
+                          bytes, gpu::stream()>>>(a);
   ROOFTOP_GPU_CHECK_LAUNCH("decode_split");
-  decode_combine<T><<<static_cast<unsigned>(a.b * a.hq), static_cast<unsigned>(a.d), 0, gpu::stream()>>>(a);
-  ROOFTOP_GPU_CHECK_LAUNCH("decode_combine");
 }
 
 template <class T, int D>
@@ -220,8 +275,8 @@ int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int reside
   return static_cast<int>(best);
 }
 
-std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t d, int splits) {
-  return b * hq * splits * (d + 2);
+std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t d, int splits) {
+  return b * hq * splits * (d + 2) + b * hkv;  // partials, then a ticket per (b, kvh)
 }
 
 namespace {
@@ -229,7 +284,8 @@ template <class T, int D>
 int resident_group(std::int64_t g, int sms) {
   int per_sm = 0;
   const auto kernel = g == 1 ? decode_split<T, D, 1> : g == 2 ? decode_split<T, D, 2> : g == 4 ? decode_split<T, D, 4> : decode_split<T, D, 8>;
-  ROOFTOP_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * kWarp, 0));
+  ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring_bytes<T, D>()));
+  ROOFTOP_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * kWarp, ring_bytes<T, D>()));
   return std::max(1, per_sm) * sms;
 }
 template <class T>

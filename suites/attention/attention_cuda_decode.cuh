@@ -15,7 +15,7 @@ struct DecodeArgs {
   const void* v;
   const std::int32_t* block_table;         // [B][Skv/block] or null
   void* o;                                 // [B,Hq,D]
-  float* partial;                          // workspace: decode_workspace_floats() floats
+  float* partial;                          // workspace: decode_workspace_floats() floats, zeroed
   int splits;
 };
 
@@ -28,8 +28,11 @@ int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group);
 // Splits of the cache per (batch, KV head): each split 256 to kMaxSplitKeys keys, chosen so
 // the blocks fill whole waves of `resident_blocks` (a 40%-full last wave cost a fifth).
 int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int resident_blocks);
-std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t d, int splits);
-// Queues the two kernels (split, then combine) on gpu::stream().
+// The workspace: the splits' partials and a ticket per (batch, KV head), zeroed once before
+// the first launch (each launch leaves its tickets at zero again).
+std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t d, int splits);
+// Queues the split kernel on gpu::stream(); the last split of each (batch, KV head) to
+// finish writes the output.
 void launch_decode(const DecodeArgs& args);
 
 }  // namespace rooftop::attention
