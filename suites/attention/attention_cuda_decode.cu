@@ -15,8 +15,6 @@ constexpr int kWarp = 32;
 constexpr int kUnroll = 4;  // 8 needs registers that cost a quarter of the occupancy and the speed
 
 __device__ inline float to_f(float x) { return x; }
-__device__ inline float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-__device__ inline float to_f(__half x) { return __half2float(x); }
 template <class T>
 __device__ inline T from_f(float x);
 template <>
@@ -26,8 +24,7 @@ __device__ inline __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2
 template <>
 __device__ inline __half from_f<__half>(float x) { return __float2half(x); }
 
-// E consecutive elements of a row, one lane's share, in one load (16 bytes for 16-bit
-// types at D = 128).
+// E consecutive elements of a row, one lane's share, loaded whole.
 template <class T, int E>
 struct alignas(sizeof(T) * E > 16 ? 16 : sizeof(T) * E) Chunk {
   T x[E];
@@ -38,153 +35,46 @@ __device__ inline std::int64_t partial_index(std::int64_t bh, int split, int spl
   return (bh * splits + split) * (d + 2);
 }
 
-// Keys stream through shared memory in stages of kStageKeys, kStages deep, by cp.async: the
-// bytes in flight no longer cost registers (with the keys in registers, 168 of them held
-// occupancy to 12 warps an SM and HBM to two thirds of its bandwidth).
-constexpr int kRowLanes = 16, kRows = kWarps * kWarp / kRowLanes;  // half-warps in the block
-constexpr int kStageKeys = kRows * kUnroll, kStages = 4;
-
-template <class T, int D>
-constexpr int ring_bytes() {
-  return kStages * 2 * kStageKeys * D * static_cast<int>(sizeof(T));
-}
-
-// The split's blocks, by a ticket: the last of a (b, kvh) to finish merges their partials
-// into the output rows, so no second kernel (and its launch gap) follows.
+// After the partials, a ticket per (b, kvh): the last split block of a pair to finish merges
+// all splits into the output rows, so no second kernel (and its launch gap) follows.
 __device__ inline std::uint32_t* tickets(const DecodeArgs& a) {
   return reinterpret_cast<std::uint32_t*>(a.partial + a.b * a.hq * a.splits * (a.d + 2));
 }
 
-// Block (b, kvh, split): each half-warp takes kUnroll keys of every stage and keeps its own
-// softmax state; a lane holds E = D/16 elements of the G queries, of the key and value rows
-// and of the outputs. Half-warp rows halve the shuffles and exponentials per key against a
-// warp per row, which bound the kernel well below the HBM roof.
-template <class T, int D, int G>
-__global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
-  constexpr int E = D / kRowLanes, kPieces = D * static_cast<int>(sizeof(T)) / 16;  // 16-byte pieces a row
-  extern __shared__ uint4 ring_raw[];
-  T* ring = reinterpret_cast<T*>(ring_raw);  // [kStages][K, V][kStageKeys][D]
-  const int lane = threadIdx.x % kRowLanes, row_group = threadIdx.x / kRowLanes;
-  const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
-  const int split = blockIdx.y;
-  const std::int64_t chunk = (a.skv + a.splits - 1) / a.splits;
-  const std::int64_t k0 = split * chunk, k1 = min(a.skv, k0 + chunk);
-  const float scale = rsqrtf(static_cast<float>(D));
-
-  // A paged cache: the split's block ids once into shared memory, so no key waits on a
-  // table load before its own.
-  __shared__ std::int32_t table[kMaxSplitKeys / 16 + 2];
-  const int block_shift = a.block == 32 ? 5 : 4;  // block sizes are 16 or 32
-  const std::int64_t first_block = a.block ? k0 >> block_shift : 0;
+// The split's paged block ids, once into shared memory, so no key waits on a table load
+// before its own. Ends with a barrier.
+__device__ inline void load_block_table(const DecodeArgs& a, std::int64_t b, std::int64_t k0, std::int64_t k1,
+                                        std::int32_t* table) {
   if (a.block) {
-    const std::int64_t blocks = k1 > k0 ? (k1 - 1) / a.block - first_block + 1 : 0;
-    for (std::int64_t i = threadIdx.x; i < blocks; i += blockDim.x)
-      table[i] = a.block_table[b * (a.skv / a.block) + first_block + i];
+    const std::int64_t first = k0 / a.block, blocks = k1 > k0 ? (k1 - 1) / a.block - first + 1 : 0;
+    for (std::int64_t i = threadIdx.x; i < blocks; i += blockDim.x) table[i] = a.block_table[b * (a.skv / a.block) + first + i];
   }
   __syncthreads();
-  const T* kbase = static_cast<const T*>(a.k);
-  const T* vbase = static_cast<const T*>(a.v);
-  // Stage `st` into its slot: every thread copies pieces of the K and V rows; keys past the
-  // split's end are zeros (and scored -inf below).
-  const int stages = static_cast<int>((k1 - k0 + kStageKeys - 1) / kStageKeys);
-  auto load_stage = [&](int st) {
-    T* slot = ring + (st % kStages) * 2 * kStageKeys * D;
-    for (int i = threadIdx.x; i < kStageKeys * kPieces; i += kWarps * kWarp) {
-      const int key = i / kPieces, piece = i % kPieces;
-      const std::int64_t j = k0 + static_cast<std::int64_t>(st) * kStageKeys + key;
-      const bool valid = j < k1;
-      std::int64_t row;
-      if (a.block) {
-        // Shifts, not a 64-bit division by the block size: that cost paging a fifth.
-        const int jj = static_cast<int>(valid ? j : k0);
-        const std::int64_t blk = table[(jj >> block_shift) - static_cast<int>(first_block)];
-        row = ((blk * a.hkv + kvh) * a.block + (jj & (static_cast<int>(a.block) - 1))) * D;
-      } else {
-        row = ((b * a.hkv + kvh) * a.skv + (valid ? j : k0)) * D;
-      }
-      const int bytes = valid ? 16 : 0;
-      tensor_core::cp_async_16(slot + key * D + piece * (16 / sizeof(T)), kbase + row + piece * (16 / sizeof(T)), bytes);
-      tensor_core::cp_async_16(slot + (kStageKeys + key) * D + piece * (16 / sizeof(T)),
-                               vbase + row + piece * (16 / sizeof(T)), bytes);
-    }
-  };
-  for (int st = 0; st < kStages - 1; ++st) {
-    if (st < stages) load_stage(st);
-    tensor_core::cp_async_commit();
-  }
+}
 
-  float q[G][E], acc[G][E], m[G], l[G];
-  for (int g = 0; g < G; ++g) {
-    const auto c = reinterpret_cast<const Chunk<T, E>*>(static_cast<const T*>(a.q) + ((b * a.hq + kvh * G + g) * D))[lane];
-    for (int e = 0; e < E; ++e) {
-      q[g][e] = to_f(c.x[e]) * scale;
-      acc[g][e] = 0;
-    }
-    m[g] = -INFINITY;
-    l[g] = 0;
-  }
-  for (int st = 0; st < stages; ++st) {
-    tensor_core::cp_async_wait<kStages - 2>();
-    __syncthreads();  // stage st landed for all; the slot of st - 1 is free again
-    if (st + kStages - 1 < stages) load_stage(st + kStages - 1);
-    tensor_core::cp_async_commit();
+// Element offset of key j's row in the K (and V) cache, j in [k0, k1).
+__device__ inline std::int64_t key_row(const DecodeArgs& a, std::int64_t b, std::int64_t kvh, std::int64_t k0,
+                                       std::int64_t j, const std::int32_t* table) {
+  if (!a.block) return ((b * a.hkv + kvh) * a.skv + j) * a.d;
+  // Shifts, not a 64-bit division by the block size: that cost paging a fifth.
+  const int shift = a.block == 32 ? 5 : 4;  // block sizes are 16 or 32
+  const int jj = static_cast<int>(j);
+  const std::int64_t blk = table[(jj >> shift) - (static_cast<int>(k0) >> shift)];
+  return ((blk * a.hkv + kvh) * a.block + (jj & (static_cast<int>(a.block) - 1))) * a.d;
+}
 
-    const T* slot = ring + (st % kStages) * 2 * kStageKeys * D;
-    const int key0 = row_group * kUnroll;  // this half-warp's first key of the stage
-    const std::int64_t j0 = k0 + static_cast<std::int64_t>(st) * kStageKeys + key0;
-    // The kUnroll keys' scores first, then one softmax update for all of them: one rescale
-    // of the output per step, not per key (the kernel is bound by instructions, not bytes).
-    float kf[kUnroll][E];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const auto kc = reinterpret_cast<const Chunk<T, E>*>(slot + (key0 + u) * D)[lane];
-      for (int e = 0; e < E; ++e) kf[u][e] = to_f(kc.x[e]);
-    }
-    for (int g = 0; g < G; ++g) {
-      float sc[kUnroll];
-      float m_new = m[g];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        float dot = 0;
-        for (int e = 0; e < E; ++e) dot += q[g][e] * kf[u][e];
-        for (int off = kRowLanes / 2; off > 0; off /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, off);
-        sc[u] = j0 + u < k1 ? dot : -INFINITY;
-        m_new = fmaxf(m_new, sc[u]);
-      }
-      if (m_new == -INFINITY) continue;  // no valid key yet
-      const float c = __expf(m[g] - m_new);
-      l[g] *= c;
-      for (int e = 0; e < E; ++e) acc[g][e] *= c;
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const float p = __expf(sc[u] - m_new);
-        l[g] += p;
-        const auto vc = reinterpret_cast<const Chunk<T, E>*>(slot + (kStageKeys + key0 + u) * D)[lane];
-        for (int e = 0; e < E; ++e) acc[g][e] += p * to_f(vc.x[e]);
-      }
-      m[g] = m_new;
-    }
-  }
-  tensor_core::cp_async_wait<0>();
-  __syncthreads();  // the ring is free: it holds the half-warps' outputs now
-
-  // The block's half-warps into one partial per query head.
-  __shared__ float sm_m[kRows][G], sm_l[kRows][G];
-  auto sm_acc = reinterpret_cast<float(*)[G][D]>(ring_raw);  // [kRows][G][D], smaller than the ring
-  for (int g = 0; g < G; ++g) {
-    if (lane == 0) {
-      sm_m[row_group][g] = m[g];
-      sm_l[row_group][g] = l[g];
-    }
-    for (int e = 0; e < E; ++e) sm_acc[row_group][g][lane * E + e] = acc[g][e];
-  }
-  __syncthreads();
+// The end of a split block: ROWS softmax states (m in units of the scaled score, l, and the
+// unnormalised outputs, in shared memory) merged into one partial per query head; then the
+// last block of the (b, kvh) merges the splits' partials into the output.
+template <class T, int D, int G, int ROWS>
+__device__ void finish_split(const DecodeArgs& a, std::int64_t b, std::int64_t kvh, int split, const float (*sm_m)[G],
+                             const float (*sm_l)[G], const float (*sm_acc)[G][D]) {
   for (int idx = threadIdx.x; idx < G * D; idx += blockDim.x) {
     const int g = idx / D, t = idx % D;
     float mx = -INFINITY;
-    for (int w = 0; w < kRows; ++w) mx = fmaxf(mx, sm_m[w][g]);
+    for (int w = 0; w < ROWS; ++w) mx = fmaxf(mx, sm_m[w][g]);
     float lsum = 0, o = 0;
-    for (int w = 0; w < kRows; ++w) {
+    for (int w = 0; w < ROWS; ++w) {
       const float f = sm_m[w][g] == -INFINITY ? 0.0f : __expf(sm_m[w][g] - mx);
       lsum += sm_l[w][g] * f;
       o += sm_acc[w][g][t] * f;
@@ -196,14 +86,13 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
     }
     part[2 + t] = o;
   }
-
-  // The last split block of this (b, kvh) merges all splits' partials into the output.
   __shared__ bool last;
-  __threadfence();  // this block's partials visible before its ticket
+  __threadfence();  // this block's partials visible to the others before its ticket
   __syncthreads();
+  const std::int64_t pair = b * a.hkv + kvh;
   if (threadIdx.x == 0) {
-    last = atomicAdd(&tickets(a)[bk], 1u) == static_cast<unsigned>(a.splits - 1);
-    if (last) tickets(a)[bk] = 0;  // ready for the next launch
+    last = atomicAdd(&tickets(a)[pair], 1u) == static_cast<unsigned>(a.splits - 1);
+    if (last) tickets(a)[pair] = 0;  // ready for the next launch
   }
   __syncthreads();
   if (!last) return;
@@ -225,33 +114,256 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   }
 }
 
+// ---- fp32: CUDA cores ----
+
+// Block (b, kvh, split): each half-warp walks its own keys of the split and keeps its own
+// softmax state; a lane holds E = D/16 elements of the G queries, of the key and value
+// rows and of the outputs. Half-warp rows halve the shuffles and exponentials per key
+// against a warp per row.
 template <class T, int D, int G>
-void launch_typed(const DecodeArgs& a) {
-  constexpr int bytes = ring_bytes<T, D>();
-  static const bool attribute_set = [] {
-    ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(decode_split<T, D, G>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    return true;
-  }();
-  (void)attribute_set;
-  decode_split<T, D, G><<<dim3(static_cast<unsigned>(a.b * a.hkv), static_cast<unsigned>(a.splits)), kWarps * kWarp,
-                          bytes, gpu::stream()>>>(a);
-  ROOFTOP_GPU_CHECK_LAUNCH("decode_split");
+__global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
+  constexpr int kRowLanes = 16, kRows = kWarps * kWarp / kRowLanes;  // half-warps in the block
+  constexpr int E = D / kRowLanes;
+  const int lane = threadIdx.x % kRowLanes, row_group = threadIdx.x / kRowLanes;
+  const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
+  const int split = blockIdx.y;
+  const std::int64_t chunk = (a.skv + a.splits - 1) / a.splits;
+  const std::int64_t k0 = split * chunk, k1 = min(a.skv, k0 + chunk);
+  const float scale = rsqrtf(static_cast<float>(D));
+  __shared__ std::int32_t table[kMaxSplitKeys / 16 + 2];
+  load_block_table(a, b, k0, k1, table);
+
+  float q[G][E], acc[G][E], m[G], l[G];
+  for (int g = 0; g < G; ++g) {
+    const auto c = reinterpret_cast<const Chunk<T, E>*>(static_cast<const T*>(a.q) + ((b * a.hq + kvh * G + g) * D))[lane];
+    for (int e = 0; e < E; ++e) {
+      q[g][e] = to_f(c.x[e]) * scale;
+      acc[g][e] = 0;
+    }
+    m[g] = -INFINITY;
+    l[g] = 0;
+  }
+  const T* kbase = static_cast<const T*>(a.k);
+  const T* vbase = static_cast<const T*>(a.v);
+  // kUnroll keys per half-warp per step, all loads issued before any use: enough bytes in
+  // flight to cover HBM latency. The loop runs warp-uniform (the shuffles need both halves);
+  // keys past the split's end are loaded from a valid row and left out.
+  const int warp = threadIdx.x / kWarp, half = (threadIdx.x % kWarp) / kRowLanes;
+  for (std::int64_t w0 = k0 + warp * 2 * kUnroll; w0 < k1; w0 += kWarps * 2 * kUnroll) {
+    const std::int64_t j0 = w0 + half * kUnroll;
+    Chunk<T, E> kc[kUnroll], vc[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t row = key_row(a, b, kvh, k0, min(j0 + u, k1 - 1), table);
+      kc[u] = reinterpret_cast<const Chunk<T, E>*>(kbase + row)[lane];
+      vc[u] = reinterpret_cast<const Chunk<T, E>*>(vbase + row)[lane];
+    }
+    // The kUnroll keys' scores first, then one softmax update for all of them: one rescale
+    // of the output per step, not per key.
+    float kf[kUnroll][E];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      for (int e = 0; e < E; ++e) kf[u][e] = to_f(kc[u].x[e]);
+    for (int g = 0; g < G; ++g) {
+      float sc[kUnroll];
+      float m_new = m[g];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        float dot = 0;
+        for (int e = 0; e < E; ++e) dot += q[g][e] * kf[u][e];
+        for (int off = kRowLanes / 2; off > 0; off /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, off);
+        sc[u] = j0 + u < k1 ? dot : -INFINITY;
+        m_new = fmaxf(m_new, sc[u]);
+      }
+      if (m_new == -INFINITY) continue;  // no valid key yet
+      const float c = __expf(m[g] - m_new);
+      l[g] *= c;
+      for (int e = 0; e < E; ++e) acc[g][e] *= c;
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const float p = __expf(sc[u] - m_new);
+        l[g] += p;
+        for (int e = 0; e < E; ++e) acc[g][e] += p * to_f(vc[u].x[e]);
+      }
+      m[g] = m_new;
+    }
+  }
+  __shared__ float sm_m[kRows][G], sm_l[kRows][G], sm_acc[kRows][G][D];
+  for (int g = 0; g < G; ++g) {
+    if (lane == 0) {
+      sm_m[row_group][g] = m[g];
+      sm_l[row_group][g] = l[g];
+    }
+    for (int e = 0; e < E; ++e) sm_acc[row_group][g][lane * E + e] = acc[g][e];
+  }
+  __syncthreads();
+  finish_split<T, D, G, kRows>(a, b, kvh, split, sm_m, sm_l, sm_acc);
 }
 
+// ---- bf16 and fp16: tensor cores ----
+
+// The group's G query heads are the rows of one m16n8k16 tile (rows past G are zeros), so
+// a key costs two MMAs and a share of an ldmatrix instead of the CUDA-core kernel's ~70
+// instructions, which held it below the HBM roof. Keys stream through a cp.async ring in
+// shared memory, kMmaStages deep; each warp takes 16 keys of every stage and keeps its own
+// softmax state.
+constexpr int kMmaStageKeys = kWarps * 16, kMmaStages = 3;
+
+// The ring, plus slack to start it 256-byte aligned: ldmatrix addresses step through a row
+// by XOR on the shared address, which needs rows on 256-byte (D = 128) boundaries.
 template <class T, int D>
-void launch_group(const DecodeArgs& a) {
-  switch (a.hq / a.hkv) {
-    case 1: return launch_typed<T, D, 1>(a);
-    case 2: return launch_typed<T, D, 2>(a);
-    case 4: return launch_typed<T, D, 4>(a);
-    case 8: return launch_typed<T, D, 8>(a);
+constexpr int mma_ring_bytes() {
+  return kMmaStages * 2 * kMmaStageKeys * D * static_cast<int>(sizeof(T)) + 256;
+}
+
+template <class T, int D, int G>
+__global__ void __launch_bounds__(kWarps* kWarp) decode_split_mma(DecodeArgs a) {
+  using namespace tensor_core;
+  constexpr int kChunks = D / 8;  // 16-byte chunks a row
+  extern __shared__ uint4 ring_raw[];
+  // [stage][K, V][kMmaStageKeys][D], swizzled rows
+  T* ring = reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(ring_raw) + (256 - smem_address(ring_raw) % 256) % 256);
+  __shared__ __align__(256) T sq[16 * D];
+  __shared__ std::int32_t table[kMaxSplitKeys / 16 + 2];
+  const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+  const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
+  const int split = blockIdx.y;
+  const std::int64_t chunk = (a.skv + a.splits - 1) / a.splits;
+  const std::int64_t k0 = split * chunk, k1 = min(a.skv, k0 + chunk);
+  load_block_table(a, b, k0, k1, table);
+
+  const T* kbase = static_cast<const T*>(a.k);
+  const T* vbase = static_cast<const T*>(a.v);
+  const int stages = static_cast<int>((k1 - k0 + kMmaStageKeys - 1) / kMmaStageKeys);
+  // Stage `st` into its slot; keys past the split's end are zeros (and masked below).
+  auto load_stage = [&](int st) {
+    T* slot = ring + (st % kMmaStages) * 2 * kMmaStageKeys * D;
+    for (int i = threadIdx.x; i < kMmaStageKeys * kChunks; i += kWarps * kWarp) {
+      const int key = i / kChunks, c = i % kChunks;
+      const std::int64_t j = k0 + static_cast<std::int64_t>(st) * kMmaStageKeys + key;
+      const bool valid = j < k1;
+      const std::int64_t row = key_row(a, b, kvh, k0, valid ? j : k0, table) + c * 8;
+      cp_async_16(slot + swizzled<D>(key, c), kbase + row, valid ? 16 : 0);
+      cp_async_16(slot + kMmaStageKeys * D + swizzled<D>(key, c), vbase + row, valid ? 16 : 0);
+    }
+  };
+  for (int st = 0; st < kMmaStages - 1; ++st) {
+    if (st < stages) load_stage(st);
+    cp_async_commit();
+  }
+  for (int i = threadIdx.x; i < 16 * kChunks; i += kWarps * kWarp) {
+    const int row = i / kChunks, c = i % kChunks;
+    uint4 v{};
+    if (row < G) v = reinterpret_cast<const uint4*>(static_cast<const T*>(a.q) + (b * a.hq + kvh * G + row) * D)[c];
+    *reinterpret_cast<uint4*>(sq + swizzled<D>(row, c)) = v;
+  }
+  __syncthreads();
+  unsigned qa[D / 16][4];
+  const unsigned q_lane = lane_address<T, D>(sq, lane % 16, lane / 16);
+#pragma unroll
+  for (int kd = 0; kd < D / 16; ++kd) ldmatrix_x4(qa[kd], step_address<T, D>(q_lane, kd, 0));
+
+  float o[D / 8][4] = {};
+  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0, 0};
+  const float scale_log2 = 1.4426950408889634f * rsqrtf(static_cast<float>(D));
+  for (int st = 0; st < stages; ++st) {
+    cp_async_wait<kMmaStages - 2>();
+    __syncthreads();  // stage st landed for all; the slot of st - 1 is free again
+    if (st + kMmaStages - 1 < stages) load_stage(st + kMmaStages - 1);
+    cp_async_commit();
+    const T* slot = ring + (st % kMmaStages) * 2 * kMmaStageKeys * D;
+    const unsigned k_lane = lane_address<T, D>(slot, (lane / 16) * 8 + lane % 8, (lane / 8) % 2);
+    const unsigned v_lane = lane_address<T, D>(slot + kMmaStageKeys * D, ((lane / 8) % 2) * 8 + lane % 8, lane / 16);
+
+    float s[2][4] = {};
+#pragma unroll
+    for (int kd = 0; kd < D / 16; ++kd) {
+      unsigned kb[4];
+      ldmatrix_x4(kb, step_address<T, D>(k_lane, kd, warp * 16));
+      Mma<T>::run(s[0], qa[kd], kb[0], kb[1]);
+      Mma<T>::run(s[1], qa[kd], kb[2], kb[3]);
+    }
+    const std::int64_t j0 = k0 + static_cast<std::int64_t>(st) * kMmaStageKeys + warp * 16;
+    if (j0 + 16 > k1) mask_scores(s, 0, 0, static_cast<int>(k1 - j0), false);
+    float corr[2];
+    if (__any_sync(0xffffffffu, online_softmax(s, row_max, row_sum, corr, scale_log2))) {
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) o[dt][e] *= corr[e / 2];
+    }
+    unsigned pa[4];
+    probabilities_as_a<T>(s, 0, pa);
+#pragma unroll
+    for (int dp = 0; dp < D / 16; ++dp) {
+      unsigned vb[4];
+      ldmatrix_x4_trans(vb, step_address<T, D>(v_lane, dp, warp * 16));
+      Mma<T>::run(o[2 * dp], pa, vb[0], vb[1]);
+      Mma<T>::run(o[2 * dp + 1], pa, vb[2], vb[3]);
+    }
+  }
+  cp_async_wait<0>();
+  __syncthreads();  // the ring is free: it holds the warps' outputs now
+
+  // Row g < G of each warp's state lives in quad g (accumulator elements 0 and 1).
+  __shared__ float sm_m[kWarps][G], sm_l[kWarps][G];
+  auto sm_acc = reinterpret_cast<float(*)[G][D]>(ring);  // [kWarps][G][D], smaller than the ring
+  float sum = row_sum[0];
+  sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+  sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+  const int g = lane / 4;
+  if (g < G) {
+    if (lane % 4 == 0) {
+      sm_m[warp][g] = row_max[0] * rsqrtf(static_cast<float>(D));  // the scaled score's units
+      sm_l[warp][g] = sum;
+    }
+#pragma unroll
+    for (int dt = 0; dt < D / 8; ++dt) {
+      sm_acc[warp][g][dt * 8 + (lane % 4) * 2] = o[dt][0];
+      sm_acc[warp][g][dt * 8 + (lane % 4) * 2 + 1] = o[dt][1];
+    }
+  }
+  __syncthreads();
+  finish_split<T, D, G, kWarps>(a, b, kvh, split, sm_m, sm_l, sm_acc);
+}
+
+// The kernel a dtype, head dim and group run, and its dynamic shared memory.
+struct SplitKernel {
+  void (*kernel)(DecodeArgs);
+  int shared;
+};
+
+template <class T, int D, int G>
+SplitKernel split_kernel() {
+  if constexpr (std::is_same_v<T, float>) {
+    return {decode_split<T, D, G>, 0};
+  } else {
+    static const bool attribute_set = [] {
+      ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(decode_split_mma<T, D, G>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             mma_ring_bytes<T, D>()));
+      return true;
+    }();
+    (void)attribute_set;
+    return {decode_split_mma<T, D, G>, mma_ring_bytes<T, D>()};
   }
 }
 
-template <class T>
-void launch_dim(const DecodeArgs& a) {
-  if (a.d == 64) launch_group<T, 64>(a);
-  else launch_group<T, 128>(a);
+template <class T, int D>
+SplitKernel split_group(std::int64_t g) {
+  switch (g) {
+    case 1: return split_kernel<T, D, 1>();
+    case 2: return split_kernel<T, D, 2>();
+    case 4: return split_kernel<T, D, 4>();
+    default: return split_kernel<T, D, 8>();
+  }
+}
+
+SplitKernel split_kernel_for(Dtype dtype, std::int64_t d, std::int64_t g) {
+  switch (dtype) {
+    case Dtype::fp32: return d == 64 ? split_group<float, 64>(g) : split_group<float, 128>(g);
+    case Dtype::bf16: return d == 64 ? split_group<__nv_bfloat16, 64>(g) : split_group<__nv_bfloat16, 128>(g);
+    default: return d == 64 ? split_group<__half, 64>(g) : split_group<__half, 128>(g);
+  }
 }
 
 }  // namespace
@@ -279,39 +391,20 @@ std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64
   return b * hq * splits * (d + 2) + b * hkv;  // partials, then a ticket per (b, kvh)
 }
 
-namespace {
-template <class T, int D>
-int resident_group(std::int64_t g, int sms) {
-  int per_sm = 0;
-  const auto kernel = g == 1 ? decode_split<T, D, 1> : g == 2 ? decode_split<T, D, 2> : g == 4 ? decode_split<T, D, 4> : decode_split<T, D, 8>;
-  ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ring_bytes<T, D>()));
-  ROOFTOP_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * kWarp, ring_bytes<T, D>()));
-  return std::max(1, per_sm) * sms;
-}
-template <class T>
-int resident_dim(std::int64_t d, std::int64_t g, int sms) {
-  return d == 64 ? resident_group<T, 64>(g, sms) : resident_group<T, 128>(g, sms);
-}
-}  // namespace
-
 int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group) {
-  int device = 0, sms = 0;
+  int device = 0, sms = 0, per_sm = 0;
   ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
   ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  switch (dtype) {
-    case Dtype::fp32: return resident_dim<float>(d, group, sms);
-    case Dtype::bf16: return resident_dim<__nv_bfloat16>(d, group, sms);
-    default: return resident_dim<__half>(d, group, sms);
-  }
+  const SplitKernel k = split_kernel_for(dtype, d, group);
+  ROOFTOP_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, kWarps * kWarp, k.shared));
+  return std::max(1, per_sm) * sms;
 }
 
 void launch_decode(const DecodeArgs& a) {
-  switch (a.dtype) {
-    case Dtype::fp32: return launch_dim<float>(a);
-    case Dtype::bf16: return launch_dim<__nv_bfloat16>(a);
-    case Dtype::fp16: return launch_dim<__half>(a);
-    default: return;
-  }
+  const SplitKernel k = split_kernel_for(a.dtype, a.d, a.hq / a.hkv);
+  k.kernel<<<dim3(static_cast<unsigned>(a.b * a.hkv), static_cast<unsigned>(a.splits)), kWarps * kWarp, k.shared,
+             gpu::stream()>>>(a);
+  ROOFTOP_GPU_CHECK_LAUNCH("decode_split");
 }
 
 }  // namespace rooftop::attention

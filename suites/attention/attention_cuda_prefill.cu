@@ -10,71 +10,7 @@
 namespace rooftop::attention {
 namespace {
 
-// ---- Tensor-core building blocks (sm_80+: ldmatrix, mma.m16n8k16) ----
-
 using namespace tensor_core;
-
-__device__ inline void ldmatrix_x4(unsigned (&r)[4], unsigned address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-__device__ inline void ldmatrix_x4_trans(unsigned (&r)[4], unsigned address) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(address));
-}
-
-// c += a (16x16, row) * b (16x8, col) with fp32 accumulation.
-template <class T>
-struct Mma {
-  static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>);
-  __device__ static void run(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-    if constexpr (std::is_same_v<T, __nv_bfloat16>)
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                   "{%0,%1,%2,%3};\n"
-                   : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    else
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                   "{%0,%1,%2,%3};\n"
-                   : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-};
-
-// A tile in shared memory is rows of D elements in 16-byte chunks; chunk c of row r sits
-// at chunk c ^ (r % 8), so the eight rows an ldmatrix reads at one column hit eight
-// different bank groups.
-template <int D>
-__device__ inline int swizzled(int row, int chunk) {
-  return row * D + ((chunk ^ (row % 8)) * 8);
-}
-
-// The shared address a lane gives ldmatrix for the 16x16 block at (row0 + lane_row, 2 step +
-// lane_chunk), for any row0 a multiple of 8 and any step: the lane's address for step 0,
-// XOR 32 step, plus row0's rows. The XOR stays inside one row (rows start 256-aligned at D =
-// 128, 128-aligned at D = 64), so the steps cost an ALU op, not a register each.
-template <class T, int D>
-__device__ inline unsigned lane_address(const T* tile, int lane_row, int lane_chunk) {
-  return smem_address(tile) + static_cast<unsigned>(swizzled<D>(lane_row, lane_chunk) * sizeof(T));
-}
-template <class T, int D>
-__device__ inline unsigned step_address(unsigned lane, int step, int row0) {
-  return (lane ^ static_cast<unsigned>(step * 32)) + static_cast<unsigned>(row0 * D * sizeof(T));
-}
-
-// Rows [r0, r0 + ROWS) of a [S, D] matrix into a swizzled tile; rows at or past S are zeros.
-template <class T, int D, int ROWS, int THREADS>
-__device__ inline void load_tile(T* tile, const T* g, int r0, int s) {
-  constexpr int kChunks = D / 8;
-#pragma unroll
-  for (int i = threadIdx.x; i < ROWS * kChunks; i += THREADS) {
-    const int row = i / kChunks, c = i % kChunks;
-    const int gr = r0 + row;
-    cp_async_16(tile + swizzled<D>(row, c), g + (gr < s ? gr : s - 1) * D + c * 8, gr < s ? 16 : 0);
-  }
-}
 
 // Block (query block, batch x head). Each warp owns MT 16-row tiles of the block's BM rows
 // and all of its output; keys stream through a ring of STAGES K and V tiles.
