@@ -86,6 +86,8 @@ TEST_CASE("CPU attention matches the reference: fused and oneDNN, causal or not,
   const Case cases[] = {
       {"prefill:1x4x4x77x64", Dtype::fp32},          // MHA, a length off the tile grid
       {"prefill:2x8x2x130x64:causal", Dtype::fp32},  // GQA 4:1, causal, odd length
+      {"prefill:1x4x2x600x64:causal", Dtype::fp32},  // several row and key tiles, the diagonal across them
+      {"prefill:2x2x2x300x128", Dtype::fp32},        // a last key tile of 44
       {"prefill:1x6x1x65x128:causal", Dtype::bf16},  // MQA, bf16
       {"prefill:1x4x2x33x64:causal", Dtype::fp16},
       {"prefill:1x8x2x100x64:onednn", Dtype::fp32},
@@ -103,6 +105,15 @@ TEST_CASE("CPU attention matches the reference: fused and oneDNN, causal or not,
     CHECK(result.passed);
     CHECK(result.elements_checked == result.elements_total);
   }
+}
+
+TEST_CASE("the fused CPU path runs fp32 prefill on oneDNN tiles and the rest on its own kernel", "[attention]") {
+  auto implementation = [](const char* shape, Dtype d) {
+    return create_attention_cpu(make_attention_problem(parse_attention_shape(shape), d, "cpu"), 1)->implementation();
+  };
+  CHECK_THAT(implementation("prefill:1x8x2x512x128", Dtype::fp32), Catch::Contains("oneDNN matmul"));
+  CHECK_THAT(implementation("prefill:1x8x2x512x128", Dtype::bf16), Catch::Contains("16x64 tiles"));
+  CHECK_THAT(implementation("decode:1x8x2x512x128", Dtype::fp32), Catch::Contains("16x64 tiles"));
 }
 
 TEST_CASE("the attention reference catches a wrong or unwritten output", "[attention]") {

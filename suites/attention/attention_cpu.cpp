@@ -5,6 +5,7 @@
 #include "harness/errors.hpp"
 #include "suites/attention/attention_cpu_fused.hpp"
 #include "suites/attention/attention_cpu_onednn.hpp"
+#include "suites/attention/attention_cpu_tiled.hpp"
 
 namespace rooftop::attention {
 namespace {
@@ -12,10 +13,16 @@ namespace {
 class AttentionCpu final : public Instance {
  public:
   AttentionCpu(const Problem& p, std::uint64_t seed) : seed_(seed), data_(shape_of(p), parse_dtype(p.dtype), seed) {
-    if (data_.shape().impl == "onednn") onednn_.emplace(data_);
+    const auto& s = data_.shape();
+    if (s.impl == "onednn") onednn_.emplace(data_);
+    // fp32 prefill: the fused path's tile products by oneDNN (its fp32 micro-kernels beat
+    // ours); decode's few rows per KV head, paged caches and bf16/fp16 stay on our own kernel.
+    else if (data_.dtype() == Dtype::fp32 && !s.decode && !s.block && s.group() * s.sq >= 8) tiled_.emplace(data_);
   }
   std::string implementation() const override {
-    return onednn_ ? onednn_->implementation() : "rooftop fused CPU attention (online softmax, 16x64 tiles)";
+    if (onednn_) return onednn_->implementation();
+    if (tiled_) return tiled_->implementation();
+    return "rooftop fused CPU attention (online softmax, 16x64 tiles)";
   }
   Correctness check() override {
     data_.poison_output();
@@ -24,6 +31,7 @@ class AttentionCpu final : public Instance {
   }
   void run() override {
     if (onednn_) onednn_->execute();
+    else if (tiled_) tiled_->execute();
     else fused_attention_cpu(data_);
   }
 
@@ -31,6 +39,7 @@ class AttentionCpu final : public Instance {
   std::uint64_t seed_;
   AttentionData data_;
   std::optional<OnednnAttention> onednn_;
+  std::optional<OnednnTiledAttention> tiled_;
 };
 
 }  // namespace

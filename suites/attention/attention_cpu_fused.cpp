@@ -10,6 +10,7 @@
 
 #include "harness/bf16.hpp"
 #include "harness/fp16.hpp"
+#include "suites/attention/attention_cpu_exp.hpp"
 
 namespace rooftop::attention {
 namespace {
@@ -18,23 +19,6 @@ constexpr int kRowBlock = 16;  // query positions per tile (x the group's heads)
 constexpr int kKeyBlock = 64;  // keys per tile
 constexpr int kMaxD = 128;
 constexpr int kFewRows = 8;  // below this many rows a tile skips transposing K
-
-// exp(x) for x <= 0 in a form the compiler vectorizes: 2^n x 2^f, f in [-0.5, 0.5], degree-6
-// polynomial (relative error about 2e-7, below fp32's own score rounding). Underflows to 0.
-inline float fast_exp(float x) {
-  x = std::max(x, -87.0f);
-  const float t = x * 1.44269504f;
-  const float n = std::nearbyint(t);
-  const float f = t - n;
-  float p = 1.5403530e-4f;
-  p = p * f + 1.3333558e-3f;
-  p = p * f + 9.6181291e-3f;
-  p = p * f + 5.5504109e-2f;
-  p = p * f + 2.4022650e-1f;
-  p = p * f + 6.9314718e-1f;
-  p = p * f + 1.0f;
-  return p * std::bit_cast<float>(static_cast<std::int32_t>(n + 127.0f) << 23);
-}
 
 inline float to_float(Dtype d, const void* base, std::int64_t i) {
   switch (d) {
