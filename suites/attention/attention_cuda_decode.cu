@@ -286,12 +286,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split_mma(DecodeArgs a) 
     const std::int64_t j0 = k0 + static_cast<std::int64_t>(st) * kMmaStageKeys + warp * 16;
     if (j0 + 16 > k1) mask_scores(s, 0, 0, static_cast<int>(k1 - j0), false);
     float corr[2];
-    if (__any_sync(0xffffffffu, online_softmax(s, row_max, row_sum, corr, scale_log2))) {
-#pragma unroll
-      for (int dt = 0; dt < D / 8; ++dt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) o[dt][e] *= corr[e / 2];
-    }
+    if (__any_sync(0xffffffffu, online_softmax(s, row_max, row_sum, corr, scale_log2))) rescale_rows(o, corr);
     unsigned pa[4];
     probabilities_as_a<T>(s, 0, pa);
 #pragma unroll

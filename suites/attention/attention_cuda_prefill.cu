@@ -28,17 +28,9 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
   T* sv = sk + STAGES * BN * D;
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  // Row and key indices fit in int: the host refuses S >= 2^31.
-  const int seq = static_cast<int>(a.s), mblocks = (seq + BM - 1) / BM;
-  // Causal: the longest rows first, so the short ones fill the tail.
-  const int mb = a.causal ? mblocks - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x);
-  const std::int64_t bh = blockIdx.y, b = bh / a.hq, h = bh % a.hq, kvh = h / (a.hq / a.hkv);
-  const int m0 = mb * BM;
-  const T* qg = static_cast<const T*>(a.q) + bh * a.s * D;
-  const T* kg = static_cast<const T*>(a.k) + (b * a.hkv + kvh) * a.s * D;
-  const T* vg = static_cast<const T*>(a.v) + (b * a.hkv + kvh) * a.s * D;
-  const int kend = a.causal ? min(seq, m0 + BM) : seq;
-  const int tiles = (kend + BN - 1) / BN;
+  const PrefillBlock<T, D> blk(a, BM, BN);
+  const int seq = blk.seq, m0 = blk.m0, tiles = blk.tiles;
+  const T *qg = blk.q, *kg = blk.k, *vg = blk.v;
 
   load_tile<T, D, BM, kThreads>(sq, qg, m0, seq);
   for (int t = 0; t < STAGES - 1; ++t) {
@@ -109,11 +101,7 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
     // when no row of the warp's moved.
     if (__any_sync(0xffffffffu, rescale)) {
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int dt = 0; dt < DT; ++dt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) o[mt][dt][e] *= corr[mt][e / 2];
+      for (int mt = 0; mt < MT; ++mt) rescale_rows(o[mt], corr[mt]);
     }
 
     // O += P V: the score accumulators, rounded to T, are already the A operand's layout.
@@ -151,7 +139,7 @@ __global__ void __launch_bounds__(WARPS * 32) prefill_kernel(PrefillArgs a) {
       }
     }
   __syncwarp();
-  T* og = static_cast<T*>(a.o) + bh * a.s * D;
+  T* og = static_cast<T*>(a.o) + blk.bh * a.s * D;
   constexpr int kChunks = D / 8;
   for (int i = lane; i < MT * 16 * kChunks; i += 32) {
     const int row = warp_row + i / kChunks, c = i % kChunks;

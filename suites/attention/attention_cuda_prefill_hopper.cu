@@ -53,16 +53,9 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
   auto sv = [&](int stage) { return smem + kQBytes + (2 + stage) * kTileBytes; };
 
   const int wg = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-  const int seq = static_cast<int>(a.s), mblocks = (seq + BM - 1) / BM;
-  // Causal: the longest rows first, so the short ones fill the tail.
-  const int mb = a.causal ? mblocks - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x);
-  const std::int64_t bh = blockIdx.y, b = bh / a.hq, h = bh % a.hq, kvh = h / (a.hq / a.hkv);
-  const int m0 = mb * BM;
-  const T* qg = static_cast<const T*>(a.q) + bh * a.s * D;
-  const T* kg = static_cast<const T*>(a.k) + (b * a.hkv + kvh) * a.s * D;
-  const T* vg = static_cast<const T*>(a.v) + (b * a.hkv + kvh) * a.s * D;
-  const int kend = a.causal ? min(seq, m0 + BM) : seq;
-  const int tiles = (kend + BN - 1) / BN;
+  const PrefillBlock<T, D> blk(a, BM, BN);
+  const int seq = blk.seq, m0 = blk.m0, tiles = blk.tiles;
+  const T *qg = blk.q, *kg = blk.k, *vg = blk.v;
 
   load_panels<T, D, BM, kThreads>(sq, qg, m0, seq);
   load_panels<T, D, BN, kThreads>(sk(0), kg, 0, seq);
@@ -103,12 +96,7 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
     const int j0 = t * BN;
     if (j0 + BN > seq || (a.causal && j0 + BN - 1 > m0)) mask_scores(s, j0, m0 + warp_row, seq, a.causal);
     float corr[2];
-    if (__any_sync(0xffffffffu, online_softmax(s, row_max, row_sum, corr, scale_log2))) {
-#pragma unroll
-      for (int dt = 0; dt < D / 8; ++dt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) o[dt][e] *= corr[e / 2];
-    }
+    if (__any_sync(0xffffffffu, online_softmax(s, row_max, row_sum, corr, scale_log2))) rescale_rows(o, corr);
 
     // O += P V: k16 steps along the keys, 16 rows of 128 bytes apart; V is MN-major (D
     // contiguous), its 64-column panels BN x 128 bytes apart.
@@ -138,7 +126,7 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
     }
   }
   __syncwarp();
-  T* og = static_cast<T*>(a.o) + bh * a.s * D;
+  T* og = static_cast<T*>(a.o) + blk.bh * a.s * D;
   constexpr int kChunks = D / 8;
   for (int i = lane; i < 16 * kChunks; i += 32) {
     const int row = warp_row + i / kChunks, c = i % kChunks;

@@ -20,4 +20,28 @@ struct PrefillKernel {
 const std::vector<PrefillKernel>& mma_prefill_kernels();
 const std::vector<PrefillKernel>& hopper_prefill_kernels();
 
+#ifdef __CUDACC__
+// What a prefill block owns: query block blockIdx.x of (batch x head) blockIdx.y, its rows
+// of Q, its KV head's K and V, and the key tiles it walks. Causal blocks run the longest
+// rows first, so the short ones fill the tail; they stop at the diagonal. Row and key
+// indices fit in int: the host refuses S >= 2^31.
+template <class T, int D>
+struct PrefillBlock {
+  int seq, m0, tiles;
+  std::int64_t bh;
+  const T *q, *k, *v;
+  __device__ PrefillBlock(const PrefillArgs& a, int bm, int bn) {
+    seq = static_cast<int>(a.s);
+    const int blocks = (seq + bm - 1) / bm;
+    m0 = (a.causal ? blocks - 1 - static_cast<int>(blockIdx.x) : static_cast<int>(blockIdx.x)) * bm;
+    bh = blockIdx.y;
+    const std::int64_t b = bh / a.hq, kvh = bh % a.hq / (a.hq / a.hkv);
+    q = static_cast<const T*>(a.q) + bh * a.s * D;
+    k = static_cast<const T*>(a.k) + (b * a.hkv + kvh) * a.s * D;
+    v = static_cast<const T*>(a.v) + (b * a.hkv + kvh) * a.s * D;
+    tiles = ((a.causal ? min(seq, m0 + bm) : seq) + bn - 1) / bn;
+  }
+};
+#endif
+
 }  // namespace rooftop::attention

@@ -160,6 +160,15 @@ __device__ inline bool online_softmax(float (&s)[NT][4], float (&row_max)[2], fl
   return moved;
 }
 
+// An output tile's rows times their softmax corrections (the accumulator layout above).
+template <int N>
+__device__ inline void rescale_rows(float (&o)[N][4], const float (&corr)[2]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) o[i][e] *= corr[e / 2];
+}
+
 // 1 / the row's whole sum (0 for a row that saw no key): the quad's partial sums added.
 __device__ inline float inverse_row_sum(float partial) {
   partial += __shfl_xor_sync(0xffffffffu, partial, 1);
