@@ -2,10 +2,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <vector>
 
 #include "harness/errors.hpp"
 #include "harness/fp16.hpp"
 #include "suites/attention/attention_cpu.hpp"
+#include "suites/attention/attention_cpu_exp.hpp"
 #include "suites/attention/attention_cpu_fused.hpp"
 #include "suites/attention/attention_data.hpp"
 #include "suites/attention/attention_problem.hpp"
@@ -114,6 +117,26 @@ TEST_CASE("the fused CPU path runs fp32 prefill on oneDNN tiles and the rest on 
   CHECK_THAT(implementation("prefill:1x8x2x512x128", Dtype::fp32), Catch::Contains("oneDNN matmul"));
   CHECK_THAT(implementation("prefill:1x8x2x512x128", Dtype::bf16), Catch::Contains("16x64 tiles"));
   CHECK_THAT(implementation("decode:1x8x2x512x128", Dtype::fp32), Catch::Contains("16x64 tiles"));
+}
+
+TEST_CASE("the CPU softmax's arithmetic: row maximum at any length, exp within 1e-6 where it counts", "[attention]") {
+  std::mt19937 rng(static_cast<std::mt19937::result_type>(fresh_seed()));
+  std::uniform_real_distribution<float> u(-50.0f, 50.0f);
+  for (int n : {0, 1, 15, 16, 17, 100, 256}) {
+    std::vector<float> x(static_cast<std::size_t>(n));
+    for (float& v : x) v = u(rng);
+    const float init = u(rng);
+    float expected = init;
+    for (float v : x) expected = std::max(expected, v);
+    CAPTURE(n);
+    CHECK(row_max(x.data(), n, init) == expected);
+    CHECK(row_max(x.data(), n, -INFINITY) == (n ? *std::max_element(x.begin(), x.end()) : -INFINITY));
+  }
+  for (float x = -90.0f; x <= 0.0f; x += 0.37f) {
+    CAPTURE(x);  // x * log2(e) rounded to fp32 adds a relative error of up to |x| x 4e-8
+    CHECK(fast_exp(x) == Approx(std::exp(x)).epsilon(x > -16 ? 1e-6 : 5e-6).margin(1e-37));
+  }
+  CHECK(fast_exp(0.0f) == 1.0f);
 }
 
 TEST_CASE("the attention reference catches a wrong or unwritten output", "[attention]") {

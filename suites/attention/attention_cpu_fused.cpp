@@ -118,8 +118,7 @@ void tile(int rows, int n, const float* q, const float* kt, const float* v, cons
     for (int i = 0; i < 4; ++i) {
       const int r = r0 + i;
       for (int c = 0; c < kC; ++c) store16(&p[i][16 * c], s[i][c]);
-      float row_max = m[r];
-      for (int j = 0; j < visible[r]; ++j) row_max = std::max(row_max, p[i][j]);
+      const float row_max = attention::row_max(p[i], visible[r], m[r]);
       if (row_max == -INFINITY) {  // nothing visible yet in this row
         correction[i] = 1.0f;
         std::fill(p[i], p[i] + kKeyBlock, 0.0f);

@@ -23,9 +23,7 @@ constexpr std::int64_t kKeys = 256;  // keys a tile: 256 x 256 fp32 scores are 2
 // AVX-512 and AVX2, where the loops run 16 and 8 wide.
 __attribute__((target_clones("avx512f", "avx2", "default")))
 void softmax_row(float* sr, int visible, float& m, float& l, float* orow, std::int64_t d) {
-  float mx = m;
-#pragma omp simd reduction(max : mx)
-  for (int j = 0; j < visible; ++j) mx = std::max(mx, sr[j]);
+  const float mx = row_max(sr, visible, m);
   if (mx == -std::numeric_limits<float>::infinity()) {  // nothing visible yet in this row
     std::fill(sr, sr + kKeys, 0.0f);
     return;
