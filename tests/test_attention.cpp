@@ -76,6 +76,8 @@ TEST_CASE("attention shapes: accepted, and refused with the reason", "[attention
   CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:m128n64w4s2"), Catch::Contains("fused prefill"));
   CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2").tile == "wgm128n128w8s2");
   CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wm128n128w8s2"));
+  CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2o").tile == "wgm128n128w8s2o");
+  CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2x"));
   CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:m128n64"), Catch::Contains("write prefill:"));
   CHECK(parse_attention_shape("prefill:1x32x8x1024x128:causal:cublaslt").impl == "cublaslt");
   CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:cublaslt"), Catch::Contains("prefill path"));

@@ -30,13 +30,14 @@ int dim_index(std::int64_t d) { return d == 64 ? 0 : 1; }
 }  // namespace
 
 std::string config_name(const PrefillConfig& c) {
-  return fmt::format("{}m{}n{}w{}s{}", c.wgmma ? "wg" : "", c.bm, c.bn, c.warps, c.stages);
+  return fmt::format("{}m{}n{}w{}s{}{}", c.wgmma ? "wg" : "", c.bm, c.bn, c.warps, c.stages, c.overlap ? "o" : "");
 }
 
 PrefillConfig parse_config_name(const std::string& name) {
   PrefillConfig c{};
   c.wgmma = name.starts_with("wg");
   std::sscanf(name.c_str() + (c.wgmma ? 2 : 0), "m%dn%dw%ds%d", &c.bm, &c.bn, &c.warps, &c.stages);
+  c.overlap = name.ends_with("o");
   return c;
 }
 

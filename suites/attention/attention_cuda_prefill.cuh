@@ -23,14 +23,16 @@ struct PrefillArgs {
 
 // A block of `warps` warps owns `bm` query rows and walks the keys `bn` at a time, with
 // `stages` key/value tiles in flight through cp.async. `wgmma`: Hopper's warpgroup MMA
-// (sm_90a only) instead of mma.sync.
+// (sm_90a only) instead of mma.sync. `overlap`: each warpgroup's softmax runs while its
+// previous tile's P V is on the tensor cores (the name's "o" suffix).
 struct PrefillConfig {
   int bm, bn, warps, stages;
   bool wgmma = false;
+  bool overlap = false;
   bool operator==(const PrefillConfig&) const = default;
 };
 
-std::string config_name(const PrefillConfig& c);  // "m128n64w4s2", "wgm128n128w8s2"
+std::string config_name(const PrefillConfig& c);  // "m128n64w4s2", "wgm128n128w8s2", "wgm128n128w8s2o"
 PrefillConfig parse_config_name(const std::string& name);  // config_name's inverse
 // The compiled configurations, wgmma's first.
 const std::vector<PrefillConfig>& prefill_configs();

@@ -41,8 +41,11 @@ constexpr int hopper_shared_bytes() {
   return (WGS * 64 + 4 * BN) * D * static_cast<int>(sizeof(T)) + 1024;
 }
 
-// Block (query block, batch x head) of WGS warpgroups, 64 query rows each.
-template <class T, int D, int BN, int WGS>
+// Block (query block, batch x head) of WGS warpgroups, 64 query rows each. OVERLAP:
+// FlashAttention-3's intra-warpgroup pipelining. Tile t's scores and tile t - 1's P V are
+// issued together, and the softmax of tile t runs while P V is still on the tensor cores.
+// It costs a second set of P registers, and V loads one tile behind K.
+template <class T, int D, int BN, int WGS, bool OVERLAP>
 __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int BM = WGS * 64, kThreads = WGS * 128, kQBytes = BM * D * 2, kTileBytes = BN * D * 2;
@@ -68,49 +71,114 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
   const int warp_row = wg * 64 + warp * 16;  // the warp's first row of the block
   const unsigned q_base = smem_address(sq) + wg * 64 * 128;
 
-  for (int t = 0; t < tiles; ++t) {
+  // Waits for this thread's loads, then for the block: the tiles are visible to wgmma, and
+  // every warpgroup's wgmmas of the last step are done, so their stages are free.
+  auto arrive = [&] {
     cp_async_wait<0>();
     wgmma::fence_shared_for_async();
-    __syncthreads();  // tile t visible to all; every wgmma on tile t - 1 is done, its stage free
-    if (t + 1 < tiles) {
-      load_panels<T, D, BN, kThreads>(sk((t + 1) % 2), kg, (t + 1) * BN, seq);
-      load_panels<T, D, BN, kThreads>(sv((t + 1) % 2), vg, (t + 1) * BN, seq);
-    }
-    cp_async_commit();
-    const unsigned k_base = smem_address(sk(t % 2)), v_base = smem_address(sv(t % 2));
-
-    // S = Q K^T: k16 steps along D, 32 bytes apart inside a panel, panel by panel.
-    float s[BN / 8][4];
+    __syncthreads();
+  };
+  auto load_k = [&](int t) { load_panels<T, D, BN, kThreads>(sk(t % 2), kg, t * BN, seq); };
+  auto load_v = [&](int t) { load_panels<T, D, BN, kThreads>(sv(t % 2), vg, t * BN, seq); };
+  // S = Q K^T for key tile t, issued and committed: k16 steps along D, 32 bytes apart
+  // inside a panel, panel by panel.
+  auto issue_scores = [&](float(&s)[BN / 8][4], int t) {
+    const unsigned k_base = smem_address(sk(t % 2));
     wgmma::fence();
 #pragma unroll
     for (int kd = 0; kd < D / 16; ++kd) {
       const unsigned step = (kd % 4) * 32u;
       const auto qd = wgmma::descriptor(q_base + (kd / 4) * BM * 128 + step, 16, 1024);
       const auto kdsc = wgmma::descriptor(k_base + (kd / 4) * BN * 128 + step, 16, 1024);
-      wgmma::Mma<T, BN>::ss(s, qd, kdsc, kd > 0);
+      if (kd == 0)
+        wgmma::Mma<T, BN>::ss_fresh(s, qd, kdsc);
+      else
+        wgmma::Mma<T, BN>::ss(s, qd, kdsc, 1);
     }
     wgmma::commit();
-    wgmma::wait<0>();
-    wgmma::hold(s);
-
-    const int j0 = t * BN;
-    if (j0 + BN > seq || (a.causal && j0 + BN - 1 > m0)) mask_scores(s, j0, m0 + warp_row, seq, a.causal);
-    float corr[2];
-    if (__any_sync(0xffffffffu, online_softmax(s, row_max, row_sum, corr, scale_log2))) rescale_rows(o, corr);
-
-    // O += P V: k16 steps along the keys, 16 rows of 128 bytes apart; V is MN-major (D
-    // contiguous), its 64-column panels BN x 128 bytes apart.
-    unsigned p[BN / 16][4];
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) probabilities_as_a<T>(s, kk, p[kk]);
+  };
+  // O += P V for key tile t, issued and committed: k16 steps along the keys, 16 rows of 128
+  // bytes apart; V is MN-major (D contiguous), its 64-column panels BN x 128 bytes apart.
+  auto issue_output = [&](unsigned(&p)[BN / 16][4], int t) {
+    const unsigned v_base = smem_address(sv(t % 2));
     wgmma::fence();
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk)
       wgmma::Mma<T, D>::rs(o, p[kk], wgmma::descriptor(v_base + kk * 16 * 128, BN * 128, 1024));
     wgmma::commit();
-    wgmma::wait<0>();
-    wgmma::hold(o);
-    wgmma::hold(p);
+  };
+  // Tile t's scores masked and through the online softmax into P; whether any of the warp's
+  // rows moved its maximum, and so the output needs `corr`.
+  auto softmax = [&](float(&s)[BN / 8][4], int t, unsigned(&p)[BN / 16][4], float(&corr)[2]) {
+    const int j0 = t * BN;
+    if (j0 + BN > seq || (a.causal && j0 + BN - 1 > m0)) mask_scores(s, j0, m0 + warp_row, seq, a.causal);
+    const bool moved = __any_sync(0xffffffffu, online_softmax(s, row_max, row_sum, corr, scale_log2));
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk) probabilities_as_a<T>(s, kk, p[kk]);
+    return moved;
+  };
+
+  if constexpr (!OVERLAP) {
+    for (int t = 0; t < tiles; ++t) {
+      arrive();
+      if (t + 1 < tiles) {
+        load_k(t + 1);
+        load_v(t + 1);
+      }
+      cp_async_commit();
+      float s[BN / 8][4], corr[2];
+      unsigned p[BN / 16][4];
+      issue_scores(s, t);
+      wgmma::wait<0>();
+      wgmma::hold(s);
+      if (softmax(s, t, p, corr)) rescale_rows(o, corr);
+      issue_output(p, t);
+      wgmma::wait<0>();
+      wgmma::hold(o);
+      wgmma::hold(p);
+    }
+  } else {
+    // Step t holds K_t and V_(t-1); it loads K_(t+1) and V_t into the stages that the last
+    // step's wgmmas (on K_(t-1) and V_(t-2)) have left.
+    unsigned p[BN / 16][4];
+    arrive();
+    if (tiles > 1) load_k(1);
+    cp_async_commit();
+    {
+      float s[BN / 8][4], corr[2];
+      issue_scores(s, 0);
+      wgmma::wait<0>();
+      wgmma::hold(s);
+      softmax(s, 0, p, corr);  // the output is still zero: nothing to correct
+    }
+    // Step `tiles` adds the last P V. It issues a product of scores too, on whatever its K
+    // stage holds, and drops it: ptxas keeps the pipeline asynchronous only where every step
+    // commits the same wgmma groups, and this costs one S tile of BN keys a block.
+    for (int t = 1; t <= tiles; ++t) {
+      const bool last = t == tiles;
+      arrive();
+      if (t + 1 < tiles) load_k(t + 1);
+      if (!last) load_v(t);
+      cp_async_commit();
+      float s[BN / 8][4], corr[2];
+      unsigned next[BN / 16][4];
+      issue_scores(s, t);
+      issue_output(p, t - 1);
+      wgmma::wait<1>();  // groups retire in order: the scores are in, P V may still run
+      wgmma::hold(s);
+      const bool moved = !last && softmax(s, t, next, corr);
+      wgmma::wait<0>();
+      wgmma::hold(o);
+      wgmma::hold(p);
+      if (moved) rescale_rows(o, corr);
+#pragma unroll
+      for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) p[kk][e] = next[kk][e];
+      // The rescale and the copies stay here, not between the next step's two wgmma issues.
+      wgmma::hold(o);
+      wgmma::hold(p);
+    }
   }
 
   // O / l into the warpgroup's own Q rows (its wgmmas are done with them), then out in
@@ -140,10 +208,10 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
 #endif
 }
 
-template <class T, int D, int BN, int WGS>
+template <class T, int D, int BN, int WGS, bool OVERLAP>
 void launch_one(const PrefillArgs& a) {
   constexpr int bytes = hopper_shared_bytes<T, D, BN, WGS>();
-  auto* kernel = prefill_wgmma<T, D, BN, WGS>;
+  auto* kernel = prefill_wgmma<T, D, BN, WGS, OVERLAP>;
   static const bool attribute_set = [&] {
     ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
     return true;
@@ -154,19 +222,19 @@ void launch_one(const PrefillArgs& a) {
   ROOFTOP_GPU_CHECK_LAUNCH("prefill_wgmma");
 }
 
-template <int BN, int WGS>
+template <int BN, int WGS, bool OVERLAP = false>
 PrefillKernel compile() {
-  PrefillKernel c{{WGS * 64, BN, WGS * 4, 2, true}, {}, {}, {}};
-  c.kernels[0][0] = reinterpret_cast<const void*>(prefill_wgmma<__nv_bfloat16, 64, BN, WGS>);
-  c.kernels[0][1] = reinterpret_cast<const void*>(prefill_wgmma<__nv_bfloat16, 128, BN, WGS>);
-  c.kernels[1][0] = reinterpret_cast<const void*>(prefill_wgmma<__half, 64, BN, WGS>);
-  c.kernels[1][1] = reinterpret_cast<const void*>(prefill_wgmma<__half, 128, BN, WGS>);
+  PrefillKernel c{{WGS * 64, BN, WGS * 4, 2, true, OVERLAP}, {}, {}, {}};
+  c.kernels[0][0] = reinterpret_cast<const void*>(prefill_wgmma<__nv_bfloat16, 64, BN, WGS, OVERLAP>);
+  c.kernels[0][1] = reinterpret_cast<const void*>(prefill_wgmma<__nv_bfloat16, 128, BN, WGS, OVERLAP>);
+  c.kernels[1][0] = reinterpret_cast<const void*>(prefill_wgmma<__half, 64, BN, WGS, OVERLAP>);
+  c.kernels[1][1] = reinterpret_cast<const void*>(prefill_wgmma<__half, 128, BN, WGS, OVERLAP>);
   c.shared[0] = hopper_shared_bytes<__nv_bfloat16, 64, BN, WGS>();
   c.shared[1] = hopper_shared_bytes<__nv_bfloat16, 128, BN, WGS>();
-  c.launch[0][0] = launch_one<__nv_bfloat16, 64, BN, WGS>;
-  c.launch[0][1] = launch_one<__nv_bfloat16, 128, BN, WGS>;
-  c.launch[1][0] = launch_one<__half, 64, BN, WGS>;
-  c.launch[1][1] = launch_one<__half, 128, BN, WGS>;
+  c.launch[0][0] = launch_one<__nv_bfloat16, 64, BN, WGS, OVERLAP>;
+  c.launch[0][1] = launch_one<__nv_bfloat16, 128, BN, WGS, OVERLAP>;
+  c.launch[1][0] = launch_one<__half, 64, BN, WGS, OVERLAP>;
+  c.launch[1][1] = launch_one<__half, 128, BN, WGS, OVERLAP>;
   return c;
 }
 
@@ -174,8 +242,10 @@ PrefillKernel compile() {
 
 const std::vector<PrefillKernel>& hopper_prefill_kernels() {
   // Three warpgroups first (the default): while one runs its softmax the others keep the tensor
-  // cores busy, which two alone (in step at every barrier) do not.
-  static const std::vector<PrefillKernel> all{compile<128, 3>(), compile<128, 2>(), compile<64, 2>()};
+  // cores busy, which two alone (in step at every barrier) do not. The overlapped pair comes
+  // last: 3% ahead of its plain twin at 8k, behind the default (docs/PERFORMANCE.md).
+  static const std::vector<PrefillKernel> all{compile<128, 3>(), compile<128, 2>(), compile<64, 2>(),
+                                              compile<128, 2, true>()};
   return all;
 }
 

@@ -84,7 +84,7 @@ AttentionShape shape_of(const Problem& p) {
 }
 
 namespace {
-// "[wg]m<digits>n<digits>w<digits>s<digits>": a GPU prefill kernel configuration.
+// "[wg]m<digits>n<digits>w<digits>s<digits>[o]": a GPU prefill kernel configuration.
 bool is_tile_name(std::string_view t) {
   std::size_t at = t.starts_with("wg") ? 2 : 0;
   for (char key : {'m', 'n', 'w', 's'}) {
@@ -93,7 +93,7 @@ bool is_tile_name(std::string_view t) {
     while (at < t.size() && t[at] >= '0' && t[at] <= '9') ++at;
     if (at == start) return false;
   }
-  return at == t.size();
+  return at == t.size() || (at + 1 == t.size() && t[at] == 'o');
 }
 }  // namespace
 
