@@ -19,20 +19,14 @@ using namespace tensor_core;
 // rows x 128 bytes, and 16-byte chunk c of row r sits at chunk c ^ (r % 8) of its row.
 // Panels start 1024-byte aligned, as the swizzle's address bits require.
 template <int ROWS>
-__device__ inline unsigned panel_offset(int row, int chunk) {
-  return static_cast<unsigned>((chunk / 8) * ROWS * 128 + row * 128 + (((chunk % 8) ^ (row % 8)) * 16));
+__device__ inline int panel_offset(int row, int chunk) {
+  return (chunk / 8) * ROWS * 128 + row * 128 + (((chunk % 8) ^ (row % 8)) * 16);
 }
 
-// Rows [r0, r0 + ROWS) of a [S, D] matrix into a swizzled tile; rows at or past S are zeros.
+// Rows [r0, r0 + ROWS) of a [S, D] matrix into wgmma's panels; rows at or past S are zeros.
 template <class T, int D, int ROWS, int THREADS>
 __device__ inline void load_panels(unsigned char* tile, const T* g, int r0, int s) {
-  constexpr int kChunks = D / 8;
-#pragma unroll
-  for (int i = threadIdx.x; i < ROWS * kChunks; i += THREADS) {
-    const int row = i / kChunks, c = i % kChunks;
-    const int gr = r0 + row;
-    cp_async_16(tile + panel_offset<ROWS>(row, c), g + (gr < s ? gr : s - 1) * D + c * 8, gr < s ? 16 : 0);
-  }
+  load_rows<T, D, ROWS, THREADS>(tile, g, r0, s, [](int row, int c) { return panel_offset<ROWS>(row, c); });
 }
 
 template <class T, int D, int BN, int WGS>
@@ -90,10 +84,7 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
       const unsigned step = (kd % 4) * 32u;
       const auto qd = wgmma::descriptor(q_base + (kd / 4) * BM * 128 + step, 16, 1024);
       const auto kdsc = wgmma::descriptor(k_base + (kd / 4) * BN * 128 + step, 16, 1024);
-      if (kd == 0)
-        wgmma::Mma<T, BN>::ss_fresh(s, qd, kdsc);
-      else
-        wgmma::Mma<T, BN>::ss(s, qd, kdsc, 1);
+      wgmma::Mma<T, BN>::ss(s, qd, kdsc, kd > 0);
     }
     wgmma::commit();
   };
@@ -175,9 +166,6 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
       for (int kk = 0; kk < BN / 16; ++kk)
 #pragma unroll
         for (int e = 0; e < 4; ++e) p[kk][e] = next[kk][e];
-      // The rescale and the copies stay here, not between the next step's two wgmma issues.
-      wgmma::hold(o);
-      wgmma::hold(p);
     }
   }
 

@@ -98,16 +98,25 @@ __device__ inline unsigned step_address(unsigned lane, int step, int row0) {
   return (lane ^ static_cast<unsigned>(step * 32)) + static_cast<unsigned>(row0 * D * sizeof(T));
 }
 
-// Rows [r0, r0 + ROWS) of a [S, D] matrix into a swizzled tile; rows at or past S are zeros.
-template <class T, int D, int ROWS, int THREADS>
-__device__ inline void load_tile(T* tile, const T* g, int r0, int s) {
+// Rows [r0, r0 + ROWS) of a [S, D] matrix into shared memory by cp.async, 16-byte chunk c
+// of row r at byte place(r, c) of `tile`; rows at or past S are zeros.
+template <class T, int D, int ROWS, int THREADS, class Place>
+__device__ inline void load_rows(void* tile, const T* g, int r0, int s, Place place) {
   constexpr int kChunks = D / 8;
 #pragma unroll
   for (int i = threadIdx.x; i < ROWS * kChunks; i += THREADS) {
     const int row = i / kChunks, c = i % kChunks;
     const int gr = r0 + row;
-    cp_async_16(tile + swizzled<D>(row, c), g + (gr < s ? gr : s - 1) * D + c * 8, gr < s ? 16 : 0);
+    cp_async_16(static_cast<unsigned char*>(tile) + place(row, c), g + (gr < s ? gr : s - 1) * D + c * 8,
+                gr < s ? 16 : 0);
   }
+}
+
+// The same into a swizzled tile (ldmatrix's layout above).
+template <class T, int D, int ROWS, int THREADS>
+__device__ inline void load_tile(T* tile, const T* g, int r0, int s) {
+  load_rows<T, D, ROWS, THREADS>(tile, g, r0, s,
+                                 [](int row, int c) { return swizzled<D>(row, c) * static_cast<int>(sizeof(T)); });
 }
 
 // The scores of one warp's 16 rows x 8 NT keys, in the fp32 accumulator layout that
