@@ -133,6 +133,13 @@ TEST_CASE("the CPU softmax's arithmetic: row maximum at any length, exp within 1
     CAPTURE(n);
     CHECK(row_max(x.data(), n, init) == expected);
     CHECK(row_max(x.data(), n, -INFINITY) == (n ? *std::max_element(x.begin(), x.end()) : -INFINITY));
+    CHECK(row_max(x.data(), n, 60.0f) == 60.0f);  // the initial value above every score
+    for (int k = 0; k < n; ++k) {  // the maximum in every position: each vector lane and the tail
+      const float kept = x[static_cast<std::size_t>(k)];
+      x[static_cast<std::size_t>(k)] = 75.0f;
+      CHECK(row_max(x.data(), n, -INFINITY) == 75.0f);
+      x[static_cast<std::size_t>(k)] = kept;
+    }
   }
   for (float x = -90.0f; x <= 0.0f; x += 0.37f) {
     CAPTURE(x);  // x * log2(e) rounded to fp32 adds a relative error of up to |x| x 4e-8
