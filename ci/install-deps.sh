@@ -7,9 +7,12 @@ set -euo pipefail
 sudo=""
 if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
+# Every package a find_package or a test needs is named, recommended or not: apt-get runs with
+# --no-install-recommends, and Debian's oneDNN CMake config calls find_package(OpenCL), whose
+# ocl-icd-opencl-dev is only a Recommends of libdnnl-dev (ci/fresh-debian.sh proves the list).
 packages=(build-essential cmake ninja-build git ca-certificates
-  libbenchmark-dev libdnnl-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev libkainjow-mustache-dev python3
-  libopenmpi-dev openmpi-bin)
+  libbenchmark-dev libdnnl-dev ocl-icd-opencl-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
+  libkainjow-mustache-dev python3 libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = "--tests" ]; then
   packages+=(python3-jsonschema chromium)
   command -v npm >/dev/null || packages+=(nodejs npm)

@@ -42,6 +42,10 @@ class Instance {
  public:
   virtual ~Instance() = default;
   virtual std::string implementation() const = 0;  // e.g. oneDNN's "brg:avx512_core_amx"
+  // A few words for the terminal table ("wgm192n128w12s2", "cuBLASLt algo 43"); the
+  // results keep implementation() whole. Where the shape's name ends with the label (an
+  // attention point's "_fused"), the table shows it once, in the implementation column.
+  virtual std::string implementation_label() const { return implementation(); }
   // Poisons the output, runs once and compares with the family's reference.
   virtual Correctness check() = 0;
   // One timed iteration; returns when its results are complete.

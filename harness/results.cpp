@@ -96,6 +96,7 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
   j["shape"] = r.problem.shape;
   j["params"] = r.problem.params;
   j["implementation"] = r.implementation;
+  j["implementation_label"] = r.implementation_label.empty() ? r.implementation : r.implementation_label;
   j["status"] = status_name(r.status);
   j["reason"] = r.reason;
   j["work"] = {{"flops", r.problem.work.flops},
@@ -228,6 +229,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     r.problem.work.bytes = get<double>(work, "bytes", origin, p + "work.");
     r.problem.memory_bytes = get<double>(work, "memory_bytes", origin, p + "work.");
     r.implementation = get<std::string>(x, "implementation", origin, p);
+    r.implementation_label = x.value("implementation_label", r.implementation);  // absent before schema 1.x files
     try {
       r.status = parse_status(get<std::string>(x, "status", origin, p));
     } catch (const InputError&) {

@@ -32,6 +32,7 @@ struct ResultRecord {
   Status status = Status::ok;
   std::string reason;  // why it was skipped, failed or errored
   std::string implementation;
+  std::string implementation_label;  // short, for the terminal table (Instance::implementation_label)
   std::optional<Correctness> correctness;
   std::vector<Sample> samples;
 };

@@ -20,6 +20,7 @@
 #include "harness/registry.hpp"
 #include "harness/roofline.hpp"
 #include "harness/statistics.hpp"
+#include "harness/units.hpp"
 
 namespace rooftop {
 namespace {
@@ -85,6 +86,7 @@ void prepare(RunContext& ctx, PointState& pt) {
   try {
     pt.instance = pt.family->create(pt.problem, derive_seed(ctx.options->seed, pt.problem.name()));
     rec.implementation = pt.instance->implementation();
+    rec.implementation_label = pt.instance->implementation_label();
     rec.correctness = pt.instance->check();
     if (!rec.correctness->passed) {
       rec.status = Status::failed;
@@ -162,13 +164,20 @@ void measure(RunContext& ctx, std::size_t i, benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(pt.problem.work.bytes * launches * static_cast<double>(state.iterations())));
 }
 
-std::string outcome_line(const ResultRecord& rec) {
+// The median time and the rate that the point's roof bounds (TB/s for a memory-bound point).
+std::string outcome_line(const ResultRecord& rec, const std::optional<Ceilings>& ceilings) {
   if (rec.status != Status::ok) return fmt::format("{} ({})", status_name(rec.status), rec.reason);
   std::vector<double> secs;
   for (const auto& s : rec.samples) secs.push_back(s.seconds_per_iteration);
   if (secs.empty()) return "no samples";
   const double med = median(secs);
-  return fmt::format("{:.4g} ms, {:.4g} GFLOP/s", med * 1e3, rec.problem.work.flops / med / 1e9);
+  const auto& work = rec.problem.work;
+  std::optional<RooflinePlacement> place;
+  const bool cold = rec.problem.params.value("cache", std::string()).starts_with("cold");
+  if (ceilings) place = place_on_roofline(*ceilings, rec.problem.dtype, work, med, cold);
+  return fmt::format("{}, {}", format_duration(med),
+                     bound_rate(rec.problem.dtype, place ? bound_name(place->bound) : "", work.flops / med,
+                                work.bytes / med, place ? place->compute_peak : 0, place ? place->bandwidth : 0));
 }
 
 // Keeps every repetition of every point as a sample and saves after each point.
@@ -202,7 +211,7 @@ class SampleCollector : public benchmark::BenchmarkReporter {
     }
     pt.reported = true;
     pt.instance.reset();  // free its memory before the next point
-    ctx_.progress->finished(pt.problem.name(), outcome_line(rec));
+    ctx_.progress->finished(pt.problem.name(), outcome_line(rec, ctx_.results.meta.ceilings));
     ctx_.results.results.push_back(std::move(rec));
     save_progress(ctx_);
   }

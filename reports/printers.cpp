@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <algorithm>
 #include <ostream>
 
 #include "reports/result_rows.hpp"
+#include "reports/terminal_table.hpp"
 
 namespace rooftop::reports {
 namespace {
@@ -33,28 +33,6 @@ std::string header_line(const nlohmann::ordered_json& j) {
 }
 }  // namespace
 
-void print_table(std::ostream& out, const nlohmann::ordered_json& j) {
-  const auto t = result_table(j);
-  std::vector<std::size_t> width(t.headers.size());
-  for (std::size_t c = 0; c < t.headers.size(); ++c) {
-    width[c] = t.headers[c].size();
-    for (const auto& row : t.rows) width[c] = std::max(width[c], row[c].display.size());
-  }
-  fmt::print(out, "{}\n", header_line(j));
-  auto print_row = [&](auto cell_text) {
-    std::string line;
-    for (std::size_t c = 0; c < t.headers.size(); ++c) {
-      const bool left = c < 4 || c + 2 >= t.headers.size();  // names and words left, numbers right
-      const std::string s = cell_text(c);
-      const std::string pad(width[c] - s.size(), ' ');
-      line += (c ? "  " : "") + (left ? s + (c + 1 < t.headers.size() ? pad : "") : pad + s);
-    }
-    fmt::print(out, "{}\n", line);
-  };
-  print_row([&](std::size_t c) { return t.headers[c]; });
-  for (const auto& row : t.rows) print_row([&](std::size_t c) { return row[c].display; });
-}
-
 void print_csv(std::ostream& out, const nlohmann::ordered_json& j) {
   const auto t = result_table(j);
   std::string line;
@@ -71,7 +49,7 @@ void print_markdown(std::ostream& out, const nlohmann::ordered_json& j) {
   const auto t = result_table(j);
   fmt::print(out, "**{}**\n\n", md_field(header_line(j)));
   std::string line = "|", rule = "|";
-  for (const auto& h : t.headers) {
+  for (const auto& h : t.display_headers) {
     line += " " + md_field(h) + " |";
     rule += " --- |";
   }
@@ -83,11 +61,11 @@ void print_markdown(std::ostream& out, const nlohmann::ordered_json& j) {
   }
 }
 
-void print_results(std::ostream& out, std::string_view format, const nlohmann::ordered_json& j) {
+void print_results(std::ostream& out, std::string_view format, const nlohmann::ordered_json& j, bool wide) {
   if (format == "json") out << j.dump(2) << "\n";
   else if (format == "csv") print_csv(out, j);
   else if (format == "md") print_markdown(out, j);
-  else print_table(out, j);
+  else print_terminal_table(out, j, wide);
 }
 
 }  // namespace rooftop::reports

@@ -8,15 +8,17 @@
 namespace rooftop::reports {
 
 struct Cell {
-  std::string display;  // rounded, with units where the header has none
-  std::string raw;      // full precision, for machine formats
+  std::string display;  // for people: scaled, with its unit ("612.3 TFLOP/s", "85.20 us")
+  std::string raw;      // full precision in the header's unit, for machine formats
 };
 
 struct ResultTable {
-  std::vector<std::string> headers;
+  std::vector<std::string> headers;          // with fixed units, for CSV ("median ms", "TFLOP/s")
+  std::vector<std::string> display_headers;  // for cells that carry their unit ("time", "compute")
   std::vector<std::vector<Cell>> rows;
 };
 
+// Every column, the implementation whole: CSV, Markdown and `run --wide`.
 ResultTable result_table(const nlohmann::ordered_json& results_json);
 
 }  // namespace rooftop::reports

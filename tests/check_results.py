@@ -38,6 +38,9 @@ for attempt in range(3):
     print(f"note: {', '.join(high)} above the ceiling: re-characterizing (--merge) and running again")
     subprocess.run([rooftop, "characterize", "--backend", backend, "--merge"], check=True, timeout=600)
 problems = []
+# The table is read in a terminal: no line of it passes 120 columns (`--wide` is the way to more).
+problems += [f"table line of {len(line)} columns (> 120): {line[:60]}..." for line in proc.stdout.splitlines()
+             if len(line) > 120]
 if proc.returncode != 0:
     problems.append(f"rooftop run exited {proc.returncode}")
 with open(f"{schema_dir}/results.schema.json") as f:

@@ -135,9 +135,10 @@ void CublasLtMatmul::setup(const MatmulShape& shape) {
   static_assert(sizeof(cublasLtMatmulAlgo_t) <= sizeof algo_);
   std::memcpy(algo_, &result.algo, sizeof result.algo);
   const auto version = lt.cublasLtGetVersion();
+  const int algo_id = algo_config<int>(lt, result.algo, CUBLASLT_ALGO_CONFIG_ID);
+  algorithm_label_ = fmt::format("cuBLASLt algo {}", algo_id);
   algorithm_ = fmt::format("cublasLt {}.{}.{} algo {} tile {} stages {} splitK {} cluster {}", version / 10000,
-                           (version / 100) % 100, version % 100,
-                           algo_config<int>(lt, result.algo, CUBLASLT_ALGO_CONFIG_ID),
+                           (version / 100) % 100, version % 100, algo_id,
                            algo_config<std::uint32_t>(lt, result.algo, CUBLASLT_ALGO_CONFIG_TILE_ID),
                            algo_config<std::uint32_t>(lt, result.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID),
                            algo_config<std::uint32_t>(lt, result.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM),

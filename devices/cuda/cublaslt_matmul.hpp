@@ -38,6 +38,7 @@ class CublasLtMatmul {
   void execute_on(const void* a, const void* b, void* d, float alpha = 1);
   // "cublasLt 13.0.0 algo 66 tile 256x128 stages 4 splitK 1 cluster 2x1x1"
   const std::string& algorithm() const { return algorithm_; }
+  const std::string& algorithm_label() const { return algorithm_label_; }  // "cuBLASLt algo 43"
   // Bytes the instance allocates on the device: A, B, D, workspace.
   static double device_bytes(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k);
 
@@ -52,6 +53,7 @@ class CublasLtMatmul {
   void* layouts_[3] = {};
   unsigned char algo_[64] = {};  // cublasLtMatmulAlgo_t, kept opaque here
   std::string algorithm_;
+  std::string algorithm_label_;
 };
 
 }  // namespace rooftop::gpu

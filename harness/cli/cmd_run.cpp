@@ -38,6 +38,7 @@ struct RunFlags {
   std::string tier = "quick";
   std::string out;
   std::string format = "table";
+  bool wide = false;
   std::string profile;
   std::int64_t seed = -1;
   double min_time = 0;
@@ -101,7 +102,7 @@ int execute_run(RunFlags& f) {
                                    : run_points(o, backend, std::move(meta), interrupted);
   if (!writer) return results_exit_code(results_to_json(results));  // rank 0 prints and writes
   const auto j = results_to_json(results);
-  reports::print_results(std::cout, f.format, j);
+  reports::print_results(std::cout, f.format, j, f.wide);
 
   const int failures = count_failures(j);
   for (const auto& r : j["results"]) {
@@ -148,6 +149,8 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_option("--out", flags->out, "Results JSON, rewritten atomically after every point");
   cmd->add_option("--format", flags->format, "What to print on stdout")
       ->check(CLI::IsMember({"table", "json", "csv", "md"}))->capture_default_str();
+  cmd->add_flag("--wide", flags->wide, "table: every column and the whole implementation text (lines may pass 120 "
+                                      "columns)");
   cmd->add_option("--profile", flags->profile, "Device profile (default: this device's, if characterized)");
   cmd->add_option("--cache", o.cache, "GPU timing: cold flushes the cache before each launch; auto does so when "
                                       "the point's data fits in it")

@@ -55,6 +55,7 @@ class PrefillCuda final : public Instance {
                        config_.bn, config_.warps, config_.stages,
                        prefill_resources(config_, args_.d, args_.dtype));
   }
+  std::string implementation_label() const override { return config_name(config_); }  // the tile: "wgm192n128w12s2"
   Correctness check() override { return check_on_host(data_, o_, seed_, [this] { run(); }); }
   void run() override { launch_prefill(args_, config_); }
 
@@ -89,6 +90,7 @@ class UnfusedCuda final : public Instance {
   std::string implementation() const override {
     return "cuBLASLt QK^T (fp32 scores) + softmax kernel + cuBLASLt PV: " + scores_gemm_.algorithm();
   }
+  std::string implementation_label() const override { return "cuBLASLt"; }
   Correctness check() override { return check_on_host(data_, o_, seed_, [this] { run(); }); }
   void run() override {
     const auto& s = shape_;
@@ -129,6 +131,7 @@ class DecodeCuda final : public Instance {
     return fmt::format("rooftop split-KV decode ({} splits x 4 warps, {} cache)", args_.splits,
                        args_.block ? fmt::format("paged {}", args_.block) : "contiguous");
   }
+  std::string implementation_label() const override { return fmt::format("split-KV x{}", args_.splits); }
 
   Correctness check() override { return check_on_host(data_, o_, seed_, [this] { run(); }); }
 

@@ -200,6 +200,11 @@ class PointRun {
   }
 
   std::string implementation() const { return fmt::format("{} {} on {} ranks", t_.name(), c_.name, t_.ranks()); }
+  // "NCCL 2.28.3 x2", "MPI x2": the transport's name without its library path or vendor.
+  std::string implementation_label() const {
+    const auto name = t_.name();
+    return fmt::format("{} x{}", name.substr(0, name.find(" (")), t_.ranks());
+  }
 
  private:
   void queue() {
@@ -297,6 +302,7 @@ RunResults run_collectives(const RunOptions& o, Transport& t, RunMetadata meta) 
         throw PointSkipped(why);
       PointRun point(t, p, dog, o.comm_timeout_s);
       rec.implementation = point.implementation();
+      rec.implementation_label = point.implementation_label();
       rec.correctness = point.check();
       if (!rec.correctness->passed) {
         rec.status = Status::failed;

@@ -19,6 +19,7 @@ class GemmCuda final : public Instance {
   }
 
   std::string implementation() const override { return matmul_.algorithm(); }
+  std::string implementation_label() const override { return matmul_.algorithm_label(); }
 
   Correctness check() override {
     const auto elements = static_cast<std::size_t>(shape_.m * shape_.n);

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Runs the README's two commands, exactly as the README writes them, in a minimal Debian 12
+# root made from Debian's packages: a package that only the build machine happens to have
+# (libdnnl-dev's CMake config needing OpenCL, once) fails here instead of on a new user's
+# machine. Needs root (chroot, mounts) and Debian's mirror; it fails, never skips, when the
+# root cannot be made.
+#
+#   ci/fresh-debian.sh            both commands: the main job (install, build rooftop,
+#                                 characterize, run, report) and the tests (install --tests,
+#                                 build, ctest)
+#   ci/fresh-debian.sh --first    the main job only
+#   ci/fresh-debian.sh --keep     leave the root in $TMPDIR for a look afterwards
+#
+# DEBIAN_MIRROR overrides http://deb.debian.org/debian (the security suite is taken from
+# the same host's debian-security).
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+only_first=false keep=false
+for arg in "$@"; do
+  case "$arg" in
+    --first) only_first=true ;;
+    --keep) keep=true ;;
+    *) echo "ci/fresh-debian.sh: unknown argument '$arg' (use --first, --keep)" >&2; exit 2 ;;
+  esac
+done
+
+fail() { echo "ci/fresh-debian.sh: FAILED: $*" >&2; exit 1; }
+say() { echo "fresh-debian [$(date -u +%H:%M:%S), $((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
+
+[ "$(id -u)" = 0 ] || fail "needs root to make and enter a Debian root (chroot, mounts); run it with sudo"
+if ! command -v mmdebstrap >/dev/null; then
+  say "installing mmdebstrap"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null ||
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null; } ||
+    fail "could not install mmdebstrap, so no root can be made"
+fi
+
+# The README's commands: the first two ```sh blocks under "## Two commands".
+mapfile -t readme_commands < <(awk '
+  /^## Two commands/ { section = 1; next }
+  section && /^## / { exit }
+  section && /^```sh$/ { block = 1; next }
+  section && block && /^```$/ { block = 0; next }
+  section && block && NF { print }' "$src/README.md")
+[ "${#readme_commands[@]}" = 2 ] ||
+  fail "README.md's '## Two commands' section should hold two one-line sh blocks; found ${#readme_commands[@]} lines"
+
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/rooftop-fresh-debian.XXXXXX")
+root="$work/root"
+cleanup() {
+  # The mounts live in a private mount namespace that ended with its chroot; refuse to
+  # delete through one that is somehow still there.
+  if findmnt -rn -o TARGET | grep -q "^$root"; then
+    echo "ci/fresh-debian.sh: something is still mounted under $root; left in place" >&2
+  elif $keep; then
+    echo "ci/fresh-debian.sh: the root is kept in $root"
+  else
+    rm -rf --one-file-system "$work"
+  fi
+}
+trap cleanup EXIT
+
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+say "making a minimal Debian 12 root (mmdebstrap --variant=apt) in $root from $mirror"
+mmdebstrap --quiet --variant=apt --mode=root bookworm "$root" \
+  "deb $mirror bookworm main" "deb $mirror bookworm-updates main" "deb ${mirror%/debian}/debian-security bookworm-security main" ||
+  fail "mmdebstrap could not make the root (is $mirror reachable?)"
+say "the root has $(chroot "$root" dpkg-query -f '.\n' -W | wc -l) packages; no compiler: $(chroot "$root" sh -c 'command -v g++ cmake || echo none')"
+
+# The checkout as it is: tracked and untracked files that git does not ignore, and .git
+# (the commit recorded in results). Build folders and node_modules stay behind.
+mkdir -p "$root/root/rooftop"
+(cd "$src" && git ls-files -z --cached --others --exclude-standard |
+  tar --null --ignore-failed-read -T - -cf - .git) | tar -C "$root/root/rooftop" -xf -
+cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+
+run_in_root() {  # run_in_root COMMAND: one README command, from the checkout, as a new user would
+  unshare --mount --propagation private -- /bin/bash -c '
+    set -e
+    mount -t proc proc "$1/proc"
+    mount --rbind /sys "$1/sys"
+    mount --rbind /dev "$1/dev"
+    exec chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" \
+      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      /bin/bash -c "cd /root/rooftop && set -euo pipefail && $2"' _ "$root" "$1"
+}
+
+say "README, first command (the main job):"
+echo "  \$ ${readme_commands[0]}"
+run_in_root "${readme_commands[0]}" || fail "the README's first command failed in a fresh Debian 12 root"
+say "first command passed; report.html: $(stat -c %s "$root/root/rooftop/report.html") bytes"
+
+if ! $only_first; then
+  say "README, second command (build and pass the tests):"
+  echo "  \$ ${readme_commands[1]}"
+  run_in_root "${readme_commands[1]}" || fail "the README's second command failed in a fresh Debian 12 root"
+  say "second command passed"
+fi
+say "PASSED: the README's commands work on a fresh Debian 12"

@@ -1,0 +1,56 @@
+#include "harness/units.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace rooftop {
+namespace {
+constexpr std::array<std::string_view, 9> kPrefixes = {"n", "u", "m", "", "k", "M", "G", "T", "P"};
+constexpr int kUnity = 3;  // kPrefixes[kUnity] is 10^0
+
+int whole_digits(double mantissa) {
+  return std::fabs(mantissa) < 1 ? 1 : static_cast<int>(std::floor(std::log10(std::fabs(mantissa)))) + 1;
+}
+
+// The value as a mantissa in [1, 1000) times a power of 1000 between the two bounds, with
+// `digits` significant digits; 999.96 rounds up to 1.000 of the next prefix, not "1000.0".
+std::string with_prefix(double value, std::string_view unit, int digits, int min_power, int max_power) {
+  if (!std::isfinite(value)) return fmt::format("{} {}", value, unit);
+  int power = 0;
+  double mantissa = value;
+  if (value != 0) {
+    power = std::clamp(static_cast<int>(std::floor(std::log10(std::fabs(value)) / 3)), min_power, max_power);
+    mantissa = value / std::pow(1000.0, power);
+    const double step = std::pow(10.0, whole_digits(mantissa) - digits);
+    if (std::fabs(std::round(mantissa / step) * step) >= 1000 && power < max_power) {
+      ++power;
+      mantissa /= 1000;
+    }
+  }
+  return fmt::format("{:.{}f} {}{}", mantissa, std::max(0, digits - whole_digits(mantissa)), kPrefixes[power + kUnity],
+                     unit);
+}
+}  // namespace
+
+std::string format_si(double value, std::string_view unit, int digits) {
+  return with_prefix(value, unit, digits, 0, static_cast<int>(kPrefixes.size()) - 1 - kUnity);
+}
+
+std::string format_duration(double seconds, int digits) { return with_prefix(seconds, "s", digits, -kUnity, 0); }
+
+std::string_view rate_unit(std::string_view dtype) {
+  return dtype.starts_with("int") || dtype.starts_with("uint") ? "OP/s" : "FLOP/s";
+}
+
+std::string bound_rate(std::string_view dtype, std::string_view bound, double flops_per_s, double bytes_per_s,
+                       double compute_peak, double bandwidth) {
+  bool memory = flops_per_s <= 0 || bound == "memory";
+  if (bound == "latency" && compute_peak > 0 && bandwidth > 0)
+    memory = bytes_per_s / bandwidth > flops_per_s / compute_peak;
+  return memory ? format_si(bytes_per_s, "B/s") : format_si(flops_per_s, rate_unit(dtype));
+}
+
+}  // namespace rooftop

@@ -1,0 +1,221 @@
+#include "reports/terminal_table.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <cctype>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/units.hpp"
+#include "reports/result_rows.hpp"
+
+namespace rooftop::reports {
+namespace {
+using ojson = nlohmann::ordered_json;
+
+enum class Elide { never, end, middle };
+
+struct Column {
+  std::string header;
+  bool right = false;  // numbers right, words left
+  Elide elide = Elide::never;
+  std::size_t min_width = 0;  // elided no narrower than this
+  std::vector<std::string> cells;
+  std::size_t width() const {
+    std::size_t w = header.size();
+    for (const auto& c : cells) w = std::max(w, c.size());
+    return w;
+  }
+};
+
+std::string elided(const std::string& s, std::size_t width, Elide how) {
+  if (s.size() <= width || how == Elide::never || width < 4) return s;
+  if (how == Elide::end) return s.substr(0, width - 2) + "..";
+  const std::size_t head = (width - 2 + 1) / 2;
+  return s.substr(0, head) + ".." + s.substr(s.size() - (width - 2 - head));
+}
+
+std::string lower_slug(std::string s) {  // "split-KV x8" -> "split-kv_x8"
+  for (auto& c : s) c = c == ' ' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The shape without a trailing "_<label>" that the implementation column already shows
+// (attention's "..._causal_fused_wgm192n128w12s2" beside "wgm192n128w12s2").
+std::string shape_beside(const std::string& shape, const std::string& label) {
+  const std::string tail = "_" + lower_slug(label);
+  const std::string s = lower_slug(shape);
+  return s.size() > tail.size() && s.ends_with(tail) ? shape.substr(0, shape.size() - tail.size()) : shape;
+}
+
+std::string label_of(const ojson& r) {
+  auto label = r.value("implementation_label", r["implementation"].get<std::string>());
+  return label.empty() ? "-" : label;
+}
+
+// The figure that says how close the point is to the roof that bounds it; a collective's
+// is its bus bandwidth (nccl-tests' busbw).
+std::string achieved(const ojson& r) {
+  const auto& t = r["throughput"];
+  if (!t.is_object()) return "-";
+  if (t.contains("bus_bytes_per_s")) return format_si(t["bus_bytes_per_s"].get<double>(), "B/s");
+  const auto& roof = r["roofline"];
+  const bool placed = roof.is_object();
+  return bound_rate(r["dtype"].get<std::string>(), placed ? roof["bound"].get<std::string>() : "",
+                    t["flops_per_s"].get<double>(), t["bytes_per_s"].get<double>(),
+                    placed ? roof["compute_peak_flops_per_s"].get<double>() : 0,
+                    placed ? roof["bandwidth_bytes_per_s"].get<double>() : 0);
+}
+
+std::string intensity(const ojson& r) {
+  const double ai = r["work"]["arithmetic_intensity"].get<double>();
+  if (ai <= 0) return "-";
+  return ai < 100 ? fmt::format("{:.1f}", ai) : fmt::format("{:.0f}", ai);
+}
+
+// "84% mem", "97% comp", "12% lat", "91% link"; "!" marks a point above its roof.
+std::string roof_cell(const ojson& r) {
+  const auto& roof = r["roofline"];
+  if (roof.is_object()) {
+    const auto bound = roof["bound"].get<std::string>();
+    return fmt::format("{:.0f}% {}{}", roof["percent_of_attainable"].get<double>(),
+                       bound == "memory" ? "mem" : bound == "compute" ? "comp" : "lat",
+                       roof["above_ceiling"].get<bool>() ? "!" : "");
+  }
+  const auto& t = r["throughput"];
+  if (t.is_object() && t.contains("percent_of_link"))
+    return fmt::format("{:.0f}% link", t["percent_of_link"].get<double>());
+  return "-";
+}
+
+std::string check_word(const std::string& status) {
+  if (status == "ok") return "ok";
+  if (status == "skipped") return "skip";
+  if (status == "failed") return "FAIL";
+  return status;
+}
+
+// Word-wrapped to `width`, later lines indented under the text; a word longer than a
+// line is cut across lines.
+void print_wrapped(std::ostream& out, const std::string& first, const std::string& text, std::size_t width) {
+  const std::string indent(first.size(), ' ');
+  std::string line = first;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (line.size() > indent.size() && line.size() + 1 + word.size() > width) {
+      fmt::print(out, "{}\n", line);
+      line = indent;
+    }
+    if (line.size() > indent.size()) line += ' ';
+    while (line.size() + word.size() > width) {
+      const std::size_t room = width - line.size();
+      fmt::print(out, "{}{}\n", line, word.substr(0, room));
+      word.erase(0, room);
+      line = indent;
+    }
+    line += word;
+  }
+  fmt::print(out, "{}\n", line);
+}
+
+void print_columns(std::ostream& out, std::vector<Column>& cols, std::size_t budget) {
+  std::vector<std::size_t> width;
+  for (const auto& c : cols) width.push_back(c.width());
+  auto total = [&] {
+    std::size_t t = 2 * (cols.size() - 1);
+    for (auto w : width) t += w;
+    return t;
+  };
+  // Too wide: narrow the elidable columns, the implementation before the shape.
+  for (int pass = 0; pass < 2 && total() > budget; ++pass)
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      if (cols[c].elide != (pass == 0 ? Elide::end : Elide::middle)) continue;
+      const std::size_t over = total() - std::min(total(), budget);
+      width[c] = std::max(cols[c].min_width, width[c] - std::min(width[c], over));
+    }
+  const auto rows = cols.front().cells.size();
+  for (std::size_t r = 0; r <= rows; ++r) {  // r == 0: the header
+    std::string line;
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      const std::string s = elided(r ? cols[c].cells[r - 1] : cols[c].header, width[c], cols[c].elide);
+      const std::string pad(width[c] - std::min(width[c], s.size()), ' ');
+      line += (c ? "  " : "") + (cols[c].right ? pad + s : s + (c + 1 < cols.size() ? pad : ""));
+    }
+    fmt::print(out, "{}\n", line);
+  }
+}
+
+void print_header(std::ostream& out, const ojson& j, std::size_t budget) {
+  const auto& d = j["device"];
+  const auto line = fmt::format("rooftop {} | tier {} | {} | {}", j["rooftop"]["version"].get<std::string>(),
+                                j["tier"].get<std::string>(),
+                                d["properties"].value("model_name", d["backend"].get<std::string>()),
+                                d["fingerprint"].get<std::string>());
+  const auto ceilings = fmt::format("{}: {}", j["ceilings"]["measured"].is_null() ? "no ceilings" : "ceilings",
+                                    j["ceilings"]["source"].get<std::string>());
+  fmt::print(out, "{}\n{}\n", elided(line, budget, Elide::middle), elided(ceilings, budget, Elide::middle));
+}
+
+void print_compact(std::ostream& out, const ojson& j) {
+  // One table per workload, in the order the run met them.
+  std::vector<std::string> workloads;
+  for (const auto& r : j["results"]) {
+    const auto w = r["family"].get<std::string>() + "/" + r["backend"].get<std::string>();
+    if (std::find(workloads.begin(), workloads.end(), w) == workloads.end()) workloads.push_back(w);
+  }
+  for (const auto& workload : workloads) {
+    std::vector<Column> cols = {{workload, false, Elide::middle, 20, {}}, {"dtype", false, Elide::never, 0, {}},
+                                {"implementation", false, Elide::end, 14, {}}, {"time", true, Elide::never, 0, {}},
+                                {"achieved", true, Elide::never, 0, {}},  {"AI", true, Elide::never, 0, {}},
+                                {"roof", true, Elide::never, 0, {}},      {"check", false, Elide::never, 0, {}}};
+    std::vector<std::string> notes;
+    for (const auto& r : j["results"]) {
+      if (r["family"].get<std::string>() + "/" + r["backend"].get<std::string>() != workload) continue;
+      const auto label = label_of(r);
+      const auto shape = shape_beside(r["shape"].get<std::string>(), label);
+      const bool timed = r["summary"].is_object();
+      std::string check = check_word(r["status"].get<std::string>());
+      std::string note = r["reason"].get<std::string>();
+      if (r["roofline"].is_object() && r["roofline"]["above_ceiling"].get<bool>())
+        note = "above its roof: the ceiling was measured low (see the warning below the table)";
+      if (!note.empty()) {
+        notes.push_back(fmt::format("{} {}: {}", r["dtype"].get<std::string>(), shape, note));
+        check += fmt::format(" [{}]", notes.size());
+      }
+      for (auto [c, cell] : {std::pair{0, shape}, {1, r["dtype"].get<std::string>()}, {2, label},
+                             {3, timed ? format_duration(r["summary"]["median_s"].get<double>()) : "-"},
+                             {4, achieved(r)}, {5, intensity(r)}, {6, roof_cell(r)}, {7, check}})
+        cols[static_cast<std::size_t>(c)].cells.push_back(cell);
+    }
+    fmt::print(out, "\n");
+    print_columns(out, cols, kTerminalColumns);
+    for (std::size_t n = 0; n < notes.size(); ++n)
+      print_wrapped(out, fmt::format("  [{}] ", n + 1), notes[n], kTerminalColumns);
+  }
+}
+
+void print_wide(std::ostream& out, const ojson& j) {
+  const auto t = result_table(j);
+  std::vector<Column> cols;
+  for (std::size_t c = 0; c < t.display_headers.size(); ++c) {
+    Column col{t.display_headers[c], c >= 4 && c + 2 < t.display_headers.size(), Elide::never, 0, {}};
+    for (const auto& row : t.rows) col.cells.push_back(row[c].display);
+    cols.push_back(std::move(col));
+  }
+  fmt::print(out, "\n");
+  print_columns(out, cols, std::string::npos);
+}
+}  // namespace
+
+void print_terminal_table(std::ostream& out, const ojson& j, bool wide) {
+  print_header(out, j, wide ? std::string::npos : kTerminalColumns);
+  if (j["results"].empty()) return;
+  if (wide) print_wide(out, j);
+  else print_compact(out, j);
+}
+
+}  // namespace rooftop::reports
