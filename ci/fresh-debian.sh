@@ -9,18 +9,20 @@
 #                                 characterize, run, report) and the tests (install --tests,
 #                                 build, ctest)
 #   ci/fresh-debian.sh --first    the main job only
+#   ci/fresh-debian.sh --second   the tests only
 #   ci/fresh-debian.sh --keep     leave the root in $TMPDIR for a look afterwards
 #
 # DEBIAN_MIRROR overrides http://deb.debian.org/debian (the security suite is taken from
 # the same host's debian-security).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-only_first=false keep=false
+first=true second=true keep=false
 for arg in "$@"; do
   case "$arg" in
-    --first) only_first=true ;;
+    --first) second=false ;;
+    --second) first=false ;;
     --keep) keep=true ;;
-    *) echo "ci/fresh-debian.sh: unknown argument '$arg' (use --first, --keep)" >&2; exit 2 ;;
+    *) echo "ci/fresh-debian.sh: unknown argument '$arg' (use --first, --second, --keep)" >&2; exit 2 ;;
   esac
 done
 
@@ -73,6 +75,17 @@ mkdir -p "$root/root/rooftop"
 (cd "$src" && git ls-files -z --cached --others --exclude-standard |
   tar --null --ignore-failed-read -T - -cf - .git) | tar -C "$root/root/rooftop" -xf -
 cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+# The network's trust anchors are this machine's, not a package's: a TLS proxy's CA (npm's
+# registry is reached through one here) goes in as the host has it, and ca-certificates
+# adds it to the root's store when install-deps.sh installs that package.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp -L /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+fi
+ca_env=()
+for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE; do
+  [ -n "${!v:-}" ] && ca_env+=("$v=${!v}")
+done
 
 run_in_root() {  # run_in_root COMMAND: one README command, from the checkout, as a new user would
   unshare --mount --propagation private -- /bin/bash -c '
@@ -80,17 +93,20 @@ run_in_root() {  # run_in_root COMMAND: one README command, from the checkout, a
     mount -t proc proc "$1/proc"
     mount --rbind /sys "$1/sys"
     mount --rbind /dev "$1/dev"
-    exec chroot "$1" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" \
+    root=$1 command=$2
+    shift 2
+    exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" "$@" \
       PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-      /bin/bash -c "cd /root/rooftop && set -euo pipefail && $2"' _ "$root" "$1"
+      /bin/bash -c "cd /root/rooftop && set -euo pipefail && $command"' _ "$root" "$1" "${ca_env[@]}"
 }
 
-say "README, first command (the main job):"
-echo "  \$ ${readme_commands[0]}"
-run_in_root "${readme_commands[0]}" || fail "the README's first command failed in a fresh Debian 12 root"
-say "first command passed; report.html: $(stat -c %s "$root/root/rooftop/report.html") bytes"
-
-if ! $only_first; then
+if $first; then
+  say "README, first command (the main job):"
+  echo "  \$ ${readme_commands[0]}"
+  run_in_root "${readme_commands[0]}" || fail "the README's first command failed in a fresh Debian 12 root"
+  say "first command passed; report.html: $(stat -c %s "$root/root/rooftop/report.html") bytes"
+fi
+if $second; then
   say "README, second command (build and pass the tests):"
   echo "  \$ ${readme_commands[1]}"
   run_in_root "${readme_commands[1]}" || fail "the README's second command failed in a fresh Debian 12 root"

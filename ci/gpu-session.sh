@@ -4,7 +4,8 @@
 # and compare. Everything worth keeping goes under $OUT.
 #
 # usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
-#   steps: tests tests-attention collectives info characterize smoke quick bare bare-paused baseline aa gate attention
+#   steps: tests tests-attention tests-collectives collectives order ranks quick-collectives info characterize
+#          smoke quick bare bare-paused baseline aa gate attention
 set -uo pipefail
 bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
 shift
@@ -49,6 +50,31 @@ for step in "$@"; do
     baseline) "$bin/rooftop" run --suite gemm --backend cuda --tier quick --repetitions 10 \
                 --benchmark_enable_random_interleaving=true --out "$out/cuda-quick-gemm-baseline.json" > /dev/null 2>&1
               echo "exit $?" ;;
+    tests-collectives) "$bin/rooftop_gpu_tests" "[collectives]" 2>&1 | tail -20 | tee "$out/gpu-tests-collectives.txt" ;;
+    order)  # issue 15's sweep: every 1 MiB point follows a 4 GiB point of another collective
+      "$bin/rooftop" run --suite collectives --backend cuda --dtype bf16 --repetitions 5 \
+        --shape all_reduce:1M-4G:f4,all_gather:1M-4G:f4,reduce_scatter:1M-4G:f4,alltoall:1M-4G:f4,sendrecv:1M-1G:f4 \
+        --out "$out/cuda-collectives-order.json" > "$out/cuda-collectives-order.log" 2>&1
+      echo "exit $?"; grep -E "failed|error|wrote" "$out/cuda-collectives-order.log" | cut -c1-160 | head -20 ;;
+    ranks)  # the 4 GiB headline: bare NCCL loop, one process, one process a GPU (--ranks), twice over
+      n=$(nvidia-smi -L | wc -l)
+      for round in 1 2; do
+        "$bin/rooftop_bare_nccl_benchmark" 4294967296 10 5 2>&1 | tee -a "$out/bare-nccl.txt"
+        for how in single ranks; do
+          extra=(); [ $how = ranks ] && extra=(--ranks "$n")
+          "$bin/rooftop" run --suite collectives --backend cuda --shape all_reduce:4G,all_gather:4G,reduce_scatter:4G,sendrecv:4G \
+            --dtype bf16 --min-time 0.1 "${extra[@]}" --out "$out/cuda-collectives-4g-$how-$round.json" 2>&1 | grep -E "_4G|exit|error"
+        done
+      done ;;
+    quick-collectives)  # the quick tier, one process and one process a GPU (QUICK_HOW), each timed whole
+      n=$(nvidia-smi -L | wc -l)
+      for how in ${QUICK_HOW:-single ranks}; do
+        extra=(); [ $how = ranks ] && extra=(--ranks "$n")
+        start=$(date +%s)
+        timeout 330 "$bin/rooftop" run --suite collectives --backend cuda --tier quick --dtype bf16 "${extra[@]}" \
+          --out "$out/cuda-quick-collectives-$how.json" > "$out/cuda-quick-collectives-$how.log" 2>&1
+        echo "quick tier, $how: exit $? in $(( $(date +%s) - start )) s"
+      done ;;
     *) echo "unknown step $step" ;;
   esac
 done

@@ -58,6 +58,25 @@ else:
     if len(names) != 7:
         problems.append(f"expected the 7 collectives, got {sorted(names)}")
 
+# Small points right after large points of other collectives (the order that once read wrong
+# data on two GPUs): every point exact on both ranks.
+order = os.path.join(out, "collectives-large-then-small.json")
+proc = subprocess.run(launch + [rooftop, "run", "--suite", "collectives", "--backend", "cpu", "--dtype", "bf16",
+                                "--shape", "all_reduce:64M,all_gather:1M,alltoall:64M,reduce_scatter:1M,all_gather:64M,"
+                                "sendrecv:1M,reduce_scatter:64M,all_reduce:1M,sendrecv:64M,alltoall:1M",
+                                "--repetitions", "1", "--min-time", "0.001", "--out", order],
+                      capture_output=True, text=True, timeout=600)
+if proc.returncode != 0:
+    problems.append(f"large-then-small sweep exited {proc.returncode}: {proc.stderr[-800:]}")
+else:
+    with open(order) as f:
+        points = json.load(f)["results"]
+    if len(points) != 10:
+        problems.append(f"large-then-small sweep: {len(points)} points, expected 10")
+    for r in points:
+        if r["status"] != "ok" or r["correctness"]["elements_checked"] == 0:
+            problems.append(f"large-then-small sweep: {r['name']}: {r['status']} {r['reason']}")
+
 # Ranks with different arguments would deadlock: they must be refused.
 mismatch = subprocess.run(launch + ["sh", "-c", f'exec {rooftop} run --suite collectives --backend cpu --tier smoke '
                                     '--dtype $([ "$OMPI_COMM_WORLD_RANK" = 0 ] && echo fp32 || echo bf16)'],

@@ -3,10 +3,17 @@
 #include <catch2/catch.hpp>
 
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
 #include "harness/errors.hpp"
 #include "harness/gate.hpp"
 #include "suites/collectives/collectives_plan.hpp"
 #include "suites/collectives/collectives_runner.hpp"
+#include "suites/collectives/local_ranks.hpp"
 #include "suites/collectives/transports.hpp"
 
 using namespace rooftop;
@@ -87,4 +94,47 @@ TEST_CASE("the gate holds collectives to the 5% system threshold", "[collectives
   const GateConfig config;
   CHECK(config.tau_for("collectives/cuda/bf16/all_reduce_4G_oop_r2", "collectives") == 0.05);
   CHECK(config.tau_for("gemm/cuda/bf16/m8192_n8192_k8192", "gemm") == 0.03);
+}
+
+TEST_CASE("--ranks: processes on one host agree through rank 0 (gather, max, all, broadcast)", "[collectives]") {
+  char folder[] = "/tmp/rooftop-ranks-test.XXXXXX";
+  REQUIRE(mkdtemp(folder));
+  const std::string socket = std::string(folder) + "/rank0.sock";
+  constexpr int kRanks = 3;
+  std::vector<pid_t> children;
+  for (int r = 0; r < kRanks; ++r) {
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      // A child reports through its exit code: 0 when every exchange gave what it should.
+      int bad = 0;
+      try {
+        setenv("ROOFTOP_RANK", std::to_string(r).c_str(), 1);
+        setenv("ROOFTOP_RANKS", std::to_string(kRanks).c_str(), 1);
+        setenv("ROOFTOP_RENDEZVOUS", socket.c_str(), 1);
+        auto g = collectives::make_local_ranks_group();
+        const auto all = g->gather("rank" + std::string(static_cast<std::size_t>(r + 1), '*'));
+        bad |= all != std::vector<std::string>{"rank*", "rank**", "rank***"} ? 1 : 0;
+        bad |= g->max(r * 1.5) != 3.0 ? 2 : 0;
+        bad |= g->all(true) != true ? 4 : 0;
+        bad |= g->all(r != 1) != false ? 8 : 0;
+        char id[128] = {};
+        if (r == 0) std::memset(id, 0x5a, sizeof id);
+        g->broadcast(id, sizeof id);
+        bad |= id[0] != 0x5a || id[127] != 0x5a ? 16 : 0;
+        g->barrier();
+      } catch (...) {
+        bad = 64;
+      }
+      std::_Exit(bad);
+    }
+    children.push_back(pid);
+  }
+  for (int r = 0; r < kRanks; ++r) {
+    int status = 0;
+    REQUIRE(waitpid(children[r], &status, 0) == children[r]);
+    INFO("rank " << r << " exit " << WEXITSTATUS(status));
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  }
+  std::filesystem::remove_all(folder);
 }

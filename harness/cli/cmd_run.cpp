@@ -17,6 +17,7 @@
 #include "harness/errors.hpp"
 #include "harness/version.hpp"
 #include "suites/collectives/collectives_runner.hpp"
+#include "suites/collectives/local_ranks.hpp"
 #include "suites/collectives/transports.hpp"
 #include "reports/printers.hpp"
 
@@ -42,10 +43,19 @@ struct RunFlags {
   std::string profile;
   std::int64_t seed = -1;
   double min_time = 0;
+  int ranks = 1;
 };
 
 int execute_run(RunFlags& f) {
   auto& o = f.options;
+  if (f.ranks > 1 && !collectives::launched_as_local_rank()) {
+    if (o.suites != std::vector<std::string>{"collectives"} || o.backend != "cuda")
+      throw InputError("--ranks starts one process per GPU for the NCCL collectives: use it with --suite collectives "
+                       "--backend cuda (CPU ranks exchange data through MPI: mpirun -np N rooftop run ...)");
+    if (collectives::launched_by_mpi())
+      throw InputError("--ranks under an MPI launcher: let one of them start the ranks, not both");
+    return collectives::launch_local_ranks(f.ranks);
+  }
   o.tier = parse_tier(f.tier);
   if (f.min_time > 0) o.min_time_s = f.min_time;
   if (!f.out.empty()) o.out = f.out;
@@ -157,6 +167,10 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
       ->transform(CLI::CheckedTransformer(std::map<std::string, CachePolicy>{
           {"auto", CachePolicy::automatic}, {"cold", CachePolicy::cold}, {"warm", CachePolicy::warm}}))
       ->default_str("auto");
+  cmd->add_option("--ranks", flags->ranks,
+                  "collectives on cuda: start this many processes on this host, one per GPU, as torchrun does "
+                  "(default: one process drives every GPU; under mpirun or srun, one rank a process)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--comm-timeout", o.comm_timeout_s,
                   "collectives: seconds before a collective that has not finished counts as a dead or hung rank "
                   "(every rank then ends with exit 5)")

@@ -142,6 +142,8 @@ class PointRun {
       poison(dtype_, host.data(), whole);
       t_.upload(l, in_place_ ? bufs_[l].base : bufs_[l].recv, host.data(), host.size());
       host.assign(counts_.send * elem_, 0);
+      // In parallel, as the comparison below: a 4 GiB point holds 2^31 bf16 elements.
+#pragma omp parallel for schedule(static)
       for (std::size_t i = 0; i < counts_.send; ++i) store(dtype_, host.data(), i, pattern(r, i));
       t_.upload(l, bufs_[l].send, host.data(), host.size());
     }

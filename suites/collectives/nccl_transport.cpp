@@ -9,6 +9,7 @@
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/nccl_api.hpp"
 #include "harness/errors.hpp"
+#include "suites/collectives/local_ranks.hpp"
 
 namespace rooftop::collectives {
 namespace {
@@ -39,6 +40,7 @@ ncclDataType_t nccl_type(Dtype d) {
 
 // This process's index among the ranks on its node, from the launcher's environment.
 int node_local_rank() {
+  if (launched_as_local_rank()) return local_rank();
   for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "PMIX_LOCAL_RANK"})
     if (const char* s = std::getenv(v)) return std::atoi(s);
   return 0;
@@ -124,13 +126,19 @@ class NcclTransport final : public Transport {
     cudaSetDevice(devices_[local]);
     cudaFree(p);
   }
+  // On the rank's own stream, finished before returning. A plain cudaMemcpy from pageable
+  // memory returns once the data is staged, before its DMA lands, and the legacy stream it
+  // runs on does not order the non-blocking NCCL streams: a collective queued next could
+  // read its send buffer, and write its receive buffer, before the check's data arrived.
   void upload(int local, void* dst, const void* host, std::size_t bytes) override {
     ROOFTOP_GPU_CHECK(cudaSetDevice(devices_[local]));
-    ROOFTOP_GPU_CHECK(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice));
+    ROOFTOP_GPU_CHECK(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, streams_[local]));
+    ROOFTOP_GPU_CHECK(cudaStreamSynchronize(streams_[local]));
   }
   void download(int local, void* host, const void* src, std::size_t bytes) override {
     ROOFTOP_GPU_CHECK(cudaSetDevice(devices_[local]));
-    ROOFTOP_GPU_CHECK(cudaMemcpy(host, src, bytes, cudaMemcpyDeviceToHost));
+    ROOFTOP_GPU_CHECK(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, streams_[local]));
+    ROOFTOP_GPU_CHECK(cudaStreamSynchronize(streams_[local]));
   }
 
   void begin() override { ROOFTOP_NCCL_CHECK(nccl().ncclGroupStart()); }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "harness/errors.hpp"
+#include "suites/collectives/local_ranks.hpp"
 
 namespace rooftop::collectives {
 
@@ -36,6 +37,7 @@ bool launched_by_mpi() {
 
 ProcessGroup& process_group() {
   static const std::unique_ptr<ProcessGroup> group = []() -> std::unique_ptr<ProcessGroup> {
+    if (launched_as_local_rank()) return make_local_ranks_group();
     if (!launched_by_mpi()) return std::make_unique<SingleProcess>();
 #if defined(ROOFTOP_HAVE_MPI)
     return make_mpi_process_group();

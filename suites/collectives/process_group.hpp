@@ -1,6 +1,6 @@
 #pragma once
 // The processes of a run: MPI's world when an MPI launcher (mpirun, srun) started this
-// process, else this process alone. Collectives use it to agree (iteration counts, the
+// process, the ranks of `rooftop run --ranks N` (local_ranks.hpp), else this process alone. Collectives use it to agree (iteration counts, the
 // slowest rank's time, a hang) and to gather where each rank runs.
 #include <cstddef>
 #include <memory>

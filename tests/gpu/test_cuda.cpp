@@ -17,6 +17,8 @@
 #include "suites/attention/attention_cuda.hpp"
 #include "suites/attention/attention_cuda_prefill.cuh"
 #include "suites/attention/attention_problem.hpp"
+#include "suites/collectives/collectives_runner.hpp"
+#include "suites/collectives/transports.hpp"
 #include "suites/gemm/gemm_cuda.hpp"
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
@@ -174,6 +176,30 @@ TEST_CASE("a failed allocation names the call", "[gpu]") {
   gpu::DeviceBuffer small(1024);
   gpu::fill_uniform(Dtype::int8, small.get(), 1024, 1, -1, 1);
   ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+}
+
+TEST_CASE("collectives: small points after large points of other collectives are exact on every GPU", "[gpu][collectives]") {
+  // The order that once failed on 2 x H200: a 1 MiB point right after a 4 GiB point of
+  // another collective, in bf16. Each point's check runs on fresh, poisoned buffers.
+  RunOptions o;
+  o.backend = "cuda";
+  o.tier = Tier::smoke;
+  o.dtypes = {"bf16"};
+  o.shapes = {"all_reduce:4G", "all_gather:1M",  "alltoall:4G", "reduce_scatter:1M", "all_gather:4G",
+              "sendrecv:1M",   "reduce_scatter:4G", "all_reduce:1M", "sendrecv:4G", "alltoall:1M"};
+  o.repetitions = 1;
+  o.min_time_s = 1e-3;
+  auto transport = collectives::make_transport("cuda");
+  INFO(transport->name() << " on " << transport->ranks() << " GPUs");
+  const auto run = collectives::run_collectives(o, *transport, RunMetadata{});
+  REQUIRE(run.results.size() == o.shapes.size());
+  for (const auto& r : run.results) {
+    INFO(r.problem.name() << ": " << r.reason);
+    if (r.status == Status::skipped) continue;  // 4 GiB beyond a smaller GPU's memory
+    CHECK(r.status == Status::ok);
+    REQUIRE(r.correctness);
+    CHECK(r.correctness->elements_checked > 0);
+  }
 }
 
 int main(int argc, char** argv) {
