@@ -6,6 +6,8 @@
 #include <array>
 #include <cmath>
 
+#include "harness/dtype.hpp"
+
 namespace rooftop {
 namespace {
 constexpr std::array<std::string_view, 9> kPrefixes = {"n", "u", "m", "", "k", "M", "G", "T", "P"};
@@ -42,7 +44,9 @@ std::string format_si(double value, std::string_view unit, int digits) {
 std::string format_duration(double seconds, int digits) { return with_prefix(seconds, "s", digits, -kUnity, 0); }
 
 std::string_view rate_unit(std::string_view dtype) {
-  return dtype.starts_with("int") || dtype.starts_with("uint") ? "OP/s" : "FLOP/s";
+  for (Dtype d : all_dtypes())
+    if (dtype_name(d) == dtype) return is_integer(d) ? "OP/s" : "FLOP/s";
+  return "FLOP/s";
 }
 
 std::string bound_rate(std::string_view dtype, std::string_view bound, double flops_per_s, double bytes_per_s,

@@ -96,7 +96,7 @@ TEST_CASE("the gate holds collectives to the 5% system threshold", "[collectives
   CHECK(config.tau_for("gemm/cuda/bf16/m8192_n8192_k8192", "gemm") == 0.03);
 }
 
-TEST_CASE("--ranks: processes on one host agree through rank 0 (gather, max, all, broadcast)", "[collectives]") {
+TEST_CASE("local ranks of run --ranks agree through rank 0: gather, max, all, broadcast", "[collectives]") {
   char folder[] = "/tmp/rooftop-ranks-test.XXXXXX";
   REQUIRE(mkdtemp(folder));
   const std::string socket = std::string(folder) + "/rank0.sock";
