@@ -51,8 +51,10 @@ work=$(mktemp -d "${TMPDIR:-/var/tmp}/rooftop-fresh-debian.XXXXXX")
 root="$work/root"
 cleanup() {
   # The mounts live in a private mount namespace that ended with its chroot; refuse to
-  # delete through one that is somehow still there.
-  if findmnt -rn -o TARGET | grep -q "^$root"; then
+  # delete through one that is somehow still there (the path compared as text, not a pattern).
+  local mounts
+  mounts=$(findmnt -ln -o TARGET)
+  if [[ $'\n'"$mounts" == *$'\n'"$root"* ]]; then
     echo "ci/fresh-debian.sh: something is still mounted under $root; left in place" >&2
   elif $keep; then
     echo "ci/fresh-debian.sh: the root is kept in $root"
@@ -82,9 +84,14 @@ if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
   mkdir -p "$root/usr/local/share/ca-certificates"
   cp -L /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
 fi
+# The variables that point programs at a CA bundle go in with the file they name; a bundle
+# that install-deps.sh's ca-certificates regenerates is replaced there, with the proxy's CA in.
 ca_env=()
-for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE SSL_CERT_DIR REQUESTS_CA_BUNDLE; do
-  [ -n "${!v:-}" ] && ca_env+=("$v=${!v}")
+for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE REQUESTS_CA_BUNDLE; do
+  f=${!v:-}
+  [ -n "$f" ] && [ -f "$f" ] || continue
+  [ -e "$root$f" ] || { mkdir -p "$(dirname "$root$f")" && cp -L "$f" "$root$f"; }
+  ca_env+=("$v=$f")
 done
 
 run_in_root() {  # run_in_root COMMAND: one README command, from the checkout, as a new user would

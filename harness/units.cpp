@@ -17,20 +17,26 @@ int whole_digits(double mantissa) {
   return std::fabs(mantissa) < 1 ? 1 : static_cast<int>(std::floor(std::log10(std::fabs(mantissa)))) + 1;
 }
 
+// The mantissa rounded to `digits` significant digits.
+double rounded(double mantissa, int digits) {
+  const double step = std::pow(10.0, whole_digits(mantissa) - digits);
+  return std::round(mantissa / step) * step;
+}
+
 // The value as a mantissa in [1, 1000) times a power of 1000 between the two bounds, with
-// `digits` significant digits; 999.96 rounds up to 1.000 of the next prefix, not "1000.0".
+// `digits` significant digits after rounding (999.96 is 1.000 of the next prefix, 9.9996 is
+// 10.00). Outside the prefixes' range it keeps `digits` digits with an exponent.
 std::string with_prefix(double value, std::string_view unit, int digits, int min_power, int max_power) {
   if (!std::isfinite(value)) return fmt::format("{} {}", value, unit);
   int power = 0;
   double mantissa = value;
   if (value != 0) {
-    power = std::clamp(static_cast<int>(std::floor(std::log10(std::fabs(value)) / 3)), min_power, max_power);
-    mantissa = value / std::pow(1000.0, power);
-    const double step = std::pow(10.0, whole_digits(mantissa) - digits);
-    if (std::fabs(std::round(mantissa / step) * step) >= 1000 && power < max_power) {
-      ++power;
-      mantissa /= 1000;
-    }
+    const int natural = static_cast<int>(std::floor(std::log10(std::fabs(value)) / 3));
+    power = std::clamp(natural, min_power, max_power);
+    mantissa = rounded(value / std::pow(1000.0, power), digits);
+    if (std::fabs(mantissa) >= 1000 && power < max_power) mantissa = rounded(mantissa / 1000, digits), ++power;
+    if (std::fabs(mantissa) >= 1000 || (std::fabs(mantissa) < 1 && power == min_power && natural < min_power))
+      return fmt::format("{:.{}g} {}{}", mantissa, digits, kPrefixes[power + kUnity], unit);
   }
   return fmt::format("{:.{}f} {}{}", mantissa, std::max(0, digits - whole_digits(mantissa)), kPrefixes[power + kUnity],
                      unit);

@@ -135,7 +135,7 @@ void print_columns(std::ostream& out, std::vector<Column>& cols, std::size_t bud
     for (std::size_t c = 0; c < cols.size(); ++c) {
       if (cols[c].elide != (pass == 0 ? Elide::end : Elide::middle)) continue;
       const std::size_t over = total() - std::min(total(), budget);
-      width[c] = std::max(cols[c].min_width, width[c] - std::min(width[c], over));
+      width[c] = std::min(width[c], std::max(cols[c].min_width, width[c] - std::min(width[c], over)));
     }
   const auto rows = cols.front().cells.size();
   for (std::size_t r = 0; r <= rows; ++r) {  // r == 0: the header
@@ -145,6 +145,7 @@ void print_columns(std::ostream& out, std::vector<Column>& cols, std::size_t bud
       const std::string pad(width[c] - std::min(width[c], s.size()), ' ');
       line += (c ? "  " : "") + (cols[c].right ? pad + s : s + (c + 1 < cols.size() ? pad : ""));
     }
+    if (line.size() > budget) line = elided(line, budget, Elide::end);  // no column could give way
     fmt::print(out, "{}\n", line);
   }
 }

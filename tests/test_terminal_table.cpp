@@ -145,3 +145,13 @@ TEST_CASE("terminal table: a shape and a label too long for the width are elided
   CHECK(table.find("zzz  ") != std::string::npos);
   CHECK(widest_line(table_of(run_of({r}), true)) > reports::kTerminalColumns);
 }
+
+TEST_CASE("units: digits counted after rounding; beyond the prefixes an exponent", "[units]") {
+  CHECK(format_si(9.9996, "B/s") == "10.00 B/s");
+  CHECK(format_si(99.996, "B/s") == "100.0 B/s");
+  CHECK(format_si(-2.5e12, "B/s") == "-2.500 TB/s");
+  CHECK(format_duration(999.96) == "1000 s");
+  CHECK(format_duration(99999.0) == "1e+05 s");
+  CHECK(format_si(1e300, "B/s").size() < 20);
+  CHECK(format_duration(1e-12) == "0.001 ns");
+}

@@ -24,7 +24,9 @@ class AttentionCpu final : public Instance {
     if (tiled_) return tiled_->implementation();
     return "rooftop fused CPU attention (online softmax, 16x64 tiles)";
   }
-  std::string implementation_label() const override { return onednn_ ? "oneDNN" : "fused"; }
+  std::string implementation_label() const override {
+    return onednn_ ? "oneDNN" : tiled_ ? "fused, oneDNN tiles" : "fused";
+  }
   Correctness check() override {
     data_.poison_output();
     run();

@@ -140,12 +140,12 @@ class PointRun {
       const std::size_t whole = in_place_ ? std::max(counts_.send, counts_.recv) : counts_.recv;
       std::vector<std::uint8_t> host(whole * elem_);
       poison(dtype_, host.data(), whole);
-      t_.upload(l, in_place_ ? bufs_[l].base : bufs_[l].recv, host.data(), host.size());
+      guarded_upload(l, in_place_ ? bufs_[l].base : bufs_[l].recv, host);
       host.assign(counts_.send * elem_, 0);
       // In parallel, as the comparison below: a 4 GiB point holds 2^31 bf16 elements.
 #pragma omp parallel for schedule(static)
       for (std::size_t i = 0; i < counts_.send; ++i) store(dtype_, host.data(), i, pattern(r, i));
-      t_.upload(l, bufs_[l].send, host.data(), host.size());
+      guarded_upload(l, bufs_[l].send, host);
     }
     run_once();
     Correctness out;
@@ -154,7 +154,11 @@ class PointRun {
     for (int l = 0; l < t_.local_ranks(); ++l) {
       const int r = t_.rank_of(l);
       std::vector<std::uint8_t> host(counts_.recv * elem_);
-      t_.download(l, host.data(), bufs_[l].recv, host.size());
+      {
+        // A device copy waits for the rank's stream: a collective stuck there is a hang.
+        Watchdog::Armed armed(dog_, timeout_ + 1, p_.name() + " (reading the results back)");
+        t_.download(l, host.data(), bufs_[l].recv, host.size());
+      }
       std::uint64_t checked = 0, wrong = 0;
       std::size_t first_wrong = 0;
 #pragma omp parallel for reduction(+ : checked, wrong) reduction(max : first_wrong) schedule(static)
@@ -209,6 +213,10 @@ class PointRun {
   }
 
  private:
+  void guarded_upload(int l, void* device, const std::vector<std::uint8_t>& host) {
+    Watchdog::Armed armed(dog_, timeout_ + 1, p_.name() + " (writing the check's data)");
+    t_.upload(l, device, host.data(), host.size());
+  }
   void queue() {
     t_.begin();
     for (int l = 0; l < t_.local_ranks(); ++l) c_.run(t_, l, bufs_[l].send, bufs_[l].recv, counts_, dtype_);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "harness/errors.hpp"
@@ -204,6 +206,18 @@ std::unique_ptr<ProcessGroup> make_local_ranks_group() {
   return std::make_unique<LocalRanks>(rank, size, path);
 }
 
+namespace {
+std::vector<pid_t> g_children;  // the launcher's ranks, for its signal handler
+
+// A signal to the launcher goes on to its ranks (each in a process group of its own, so
+// the terminal's Ctrl-C reaches them only this way): Ctrl-C lets them save and end
+// (exit 130); a SIGTERM or SIGHUP from a job scheduler or a closed terminal ends them too.
+void forward_to_ranks(int sig) {
+  for (pid_t pid : g_children)
+    if (pid > 0) ::kill(pid, sig);
+}
+}  // namespace
+
 int launch_local_ranks(int ranks) {
   char folder[] = "/tmp/rooftop-ranks.XXXXXX";
   if (!::mkdtemp(folder)) fail("mkdtemp");
@@ -212,52 +226,84 @@ int launch_local_ranks(int ranks) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // Each rank's environment, made before fork: a child of a threaded process may only
+  // call async-signal-safe functions until exec.
+  std::vector<std::vector<std::string>> environments(ranks);
+  std::vector<std::vector<char*>> envps(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    for (char** e = environ; *e; ++e) {
+      const std::string_view entry(*e);
+      if (!entry.starts_with(std::string(kRankVar) + "=") && !entry.starts_with(std::string(kRanksVar) + "=") &&
+          !entry.starts_with(std::string(kRendezvousVar) + "="))
+        environments[r].emplace_back(entry);
+    }
+    environments[r].push_back(fmt::format("{}={}", kRankVar, r));
+    environments[r].push_back(fmt::format("{}={}", kRanksVar, ranks));
+    environments[r].push_back(fmt::format("{}={}", kRendezvousVar, rendezvous));
+    for (auto& e : environments[r]) envps[r].push_back(e.data());
+    envps[r].push_back(nullptr);
+  }
 
-  std::vector<pid_t> children;
+  ::signal(SIGCHLD, SIG_DFL);  // an inherited SIG_IGN would reap the ranks before waitpid
+  const pid_t launcher = ::getpid();
+  g_children.assign(ranks, -1);
   for (int r = 0; r < ranks; ++r) {
     const pid_t pid = ::fork();
     if (pid < 0) fail("fork");
     if (pid == 0) {
-      ::setenv(kRankVar, std::to_string(r).c_str(), 1);
-      ::setenv(kRanksVar, std::to_string(ranks).c_str(), 1);
-      ::setenv(kRendezvousVar, rendezvous.c_str(), 1);
-      ::execv("/proc/self/exe", argv.data());
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // the launcher killed by SIGKILL: the ranks end too
+      if (::getppid() != launcher) std::_Exit(128 + SIGTERM);
+      // A process group of its own: Ctrl-C reaches the launcher alone, which passes it on
+      // once (a rank takes a second Ctrl-C as "end now, unsaved").
+      ::setpgid(0, 0);
+      ::execve("/proc/self/exe", argv.data(), envps[r].data());
       std::_Exit(127);
     }
-    children.push_back(pid);
+    g_children[r] = pid;
   }
-  // Ctrl-C reaches every rank from the terminal; the launcher waits for them to save.
-  ::signal(SIGINT, SIG_IGN);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, forward_to_ranks);
+
   // The first rank to end with an error gives the exit code. The others end by themselves
   // when they failed the same point; one left waiting in a collective for the failed rank
-  // is ended after a grace period (rank 0 has saved every finished point by then).
+  // is sent SIGTERM after a grace period (rank 0 has saved every finished point by then),
+  // and SIGKILL after another.
   constexpr auto kGrace = std::chrono::seconds(10);
+  using Clock = std::chrono::steady_clock;
   int result = 0;
-  std::optional<std::chrono::steady_clock::time_point> end_others_at;
-  std::size_t running = children.size();
+  std::optional<Clock::time_point> term_at, kill_at;
+  std::size_t running = g_children.size();
   while (running > 0) {
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, end_others_at ? WNOHANG : 0);
+    const pid_t pid = ::waitpid(-1, &status, term_at ? WNOHANG : 0);
     if (pid < 0 && errno == EINTR) continue;
-    if (pid < 0) break;
+    if (pid < 0) {  // ECHILD with ranks unaccounted for: their exit codes are lost
+      if (result == 0) result = 1;
+      fmt::print(stderr, "rooftop: lost track of {} rank(s) ({}); counting the run as failed\n", running,
+                 std::strerror(errno));
+      break;
+    }
     if (pid == 0) {
-      if (std::chrono::steady_clock::now() > *end_others_at) {
-        for (pid_t other : children)
-          if (other > 0) ::kill(other, SIGTERM);
-        end_others_at = std::chrono::steady_clock::time_point::max();
+      const auto now = Clock::now();
+      if (kill_at && now > *kill_at) {
+        forward_to_ranks(SIGKILL);
+        kill_at = Clock::time_point::max();
+      } else if (!kill_at && now > *term_at) {
+        forward_to_ranks(SIGTERM);
+        kill_at = now + kGrace;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       continue;
     }
-    const auto it = std::find(children.begin(), children.end(), pid);
-    if (it == children.end()) continue;
+    const auto it = std::find(g_children.begin(), g_children.end(), pid);
+    if (it == g_children.end()) continue;
     *it = -1;
     --running;
     if (const int code = exit_code_of(status); code != 0 && result == 0) {
       result = code;
-      end_others_at = std::chrono::steady_clock::now() + kGrace;
+      term_at = Clock::now() + kGrace;
     }
   }
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
   std::filesystem::remove_all(folder);
   return result;
 }
