@@ -52,7 +52,9 @@ for step in "$@"; do
               echo "exit $?" ;;
     tests-collectives) "$bin/rooftop_gpu_tests" "[collectives]" 2>&1 | tail -20 | tee "$out/gpu-tests-collectives.txt" ;;
     order)  # issue 15's sweep: every 1 MiB point follows a 4 GiB point of another collective
-      "$bin/rooftop" run --suite collectives --backend cuda --dtype bf16 --repetitions 5 \
+      # (ORDER_RANKS=N: one process a GPU)
+      extra=(); [ -n "${ORDER_RANKS:-}" ] && extra=(--ranks "$ORDER_RANKS")
+      "$bin/rooftop" run --suite collectives --backend cuda --dtype bf16 --repetitions 5 "${extra[@]}" \
         --shape all_reduce:1M-4G:f4,all_gather:1M-4G:f4,reduce_scatter:1M-4G:f4,alltoall:1M-4G:f4,sendrecv:1M-1G:f4 \
         --out "$out/cuda-collectives-order.json" > "$out/cuda-collectives-order.log" 2>&1
       echo "exit $?"; grep -E "failed|error|wrote" "$out/cuda-collectives-order.log" | cut -c1-160 | head -20 ;;

@@ -256,6 +256,9 @@ int launch_local_ranks(int ranks) {
       // A process group of its own: Ctrl-C reaches the launcher alone, which passes it on
       // once (a rank takes a second Ctrl-C as "end now, unsaved").
       ::setpgid(0, 0);
+      // What the launcher forwards must reach them: a launcher started in the background of
+      // a script inherits SIGINT ignored, and exec would keep it so.
+      for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::signal(sig, SIG_DFL);
       ::execve("/proc/self/exe", argv.data(), envps[r].data());
       std::_Exit(127);
     }
