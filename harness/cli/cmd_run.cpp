@@ -54,6 +54,8 @@ int execute_run(RunFlags& f) {
                        "--backend cuda (CPU ranks exchange data through MPI: mpirun -np N rooftop run ...)");
     if (collectives::launched_by_mpi())
       throw InputError("--ranks under an MPI launcher: let one of them start the ranks, not both");
+    o.tier = parse_tier(f.tier);
+    collectives::plan_collectives(o, f.ranks);  // a bad tier, shape or filter said once, not by every rank
     return collectives::launch_local_ranks(f.ranks);
   }
   o.tier = parse_tier(f.tier);
