@@ -1,7 +1,17 @@
 #include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include <iterator>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 
+#include "harness/atomic_file.hpp"
 #include "harness/errors.hpp"
 #include "harness/results.hpp"
 
@@ -108,4 +118,48 @@ TEST_CASE("results are written atomically and leave no temporary file", "[result
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++files;
   CHECK(files == 1);
   CHECK(load_results(dir / "r.json").results.size() == 3);
+}
+
+TEST_CASE("an output path that is a link, a pipe or a directory: the target written, nothing replaced", "[results]") {
+  const auto dir = fs::temp_directory_path() / "rooftop_test_special_outputs";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "real");
+  // A symbolic link: the file it points to gets the content, the link stays a link.
+  fs::create_symlink("real/target.json", dir / "link.json");
+  write_file_atomically(dir / "link.json", "{}\n");
+  CHECK(fs::is_symlink(fs::symlink_status(dir / "link.json")));
+  CHECK(fs::file_size(dir / "real" / "target.json") == 3);
+  // A FIFO (as /dev/stdout can be): written through, and still a FIFO afterwards.
+  const auto fifo = dir / "pipe";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  // The reader opens without waiting for a writer and gives up after 5 s, so a writer
+  // that replaced the FIFO instead of writing it fails this test rather than hanging it.
+  std::string received;
+  const int fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(fd >= 0);
+  std::thread reader([&] {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    bool writer_seen = false;
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      char buf[256];
+      const auto n = read(fd, buf, sizeof buf);
+      if (n > 0) {
+        received.append(buf, static_cast<std::size_t>(n));
+        writer_seen = true;
+      } else if (n == 0 && writer_seen) {
+        break;  // the writer closed
+      }
+    }
+    close(fd);
+  });
+  write_file_atomically(fifo, "through the pipe");
+  reader.join();
+  CHECK(received == "through the pipe");
+  CHECK(fs::is_fifo(fs::status(fifo)));
+  // A directory is refused by name, and left as it was.
+  CHECK_THROWS_WITH(write_file_atomically(dir / "real", "x"), Catch::Contains("not a regular file"));
+  CHECK(fs::is_directory(dir / "real"));
+  fs::remove_all(dir);
 }

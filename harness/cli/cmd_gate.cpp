@@ -50,7 +50,18 @@ int report(const GateReport& r, const GateOutputs& o) {
   if (!o.markdown.empty()) write_file_atomically(o.markdown, reports::gate_markdown(r));
   if (!o.junit.empty()) write_file_atomically(o.junit, reports::gate_junit(r));
   if (!o.json.empty()) write_file_atomically(o.json, reports::gate_json(r).dump(2) + "\n");
-  return r.count(Verdict::fail) ? kExitFailure : kExitOk;
+  if (r.count(Verdict::fail)) return kExitFailure;
+  // Nothing in common is not a pass: a baseline of another suite, tier or shapes, or an
+  // empty run, compared no benchmark at all.
+  const auto compared = r.count(Verdict::pass) + r.count(Verdict::improved) + r.count(Verdict::inconclusive);
+  if (compared == 0) {
+    fmt::print(stderr, "rooftop: error: no benchmark was compared ({} NEW, {} MISSING): the run and the baseline share "
+                       "no benchmark name; gate a run of the baseline's suite, tier and shapes, or make a baseline of "
+                       "this run (`rooftop baseline update`)\n",
+               r.count(Verdict::added), r.count(Verdict::missing));
+    return kExitUsage;
+  }
+  return kExitOk;
 }
 
 std::string make_baseline_hint(const RunResults& run, const fs::path& store) {

@@ -16,7 +16,7 @@ constexpr const char* kExitCodesHelp =
     "  0    run: every point ran and passed its check; gate/compare/ab: no regression\n"
     "  1    run: a point failed its correctness check or could not run; gate/compare/ab: a FAIL\n"
     "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file,\n"
-    "       a baseline of another device, tier or schema\n"
+    "       a baseline of another device, tier or schema; gate/compare: nothing in common\n"
     "  3    gate: no baseline for this device (the message gives the command to make one)\n"
     "  4    the backend's device is not here (no GPU or no driver); other backends still run\n"
     "  5    collectives: a rank died or hung past --comm-timeout; the finished points were kept\n"
