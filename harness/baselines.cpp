@@ -8,12 +8,14 @@
 #include "harness/atomic_file.hpp"
 #include "harness/errors.hpp"
 #include "harness/json_file.hpp"
+#include "harness/paths.hpp"
 
 namespace rooftop {
 
 std::filesystem::path baseline_file(const std::filesystem::path& store, const std::string& fingerprint,
                                     const std::string& suite) {
-  return store / fingerprint / (suite + ".json");
+  return store / checked_path_component(fingerprint, "device fingerprint") /
+         (checked_path_component(suite, "suite name") + ".json");
 }
 
 std::filesystem::path default_baseline_store() {
@@ -65,7 +67,7 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
 
 std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, const std::string& fingerprint) {
   std::vector<StoredBaseline> found;
-  const auto dir = store / fingerprint;
+  const auto dir = store / checked_path_component(fingerprint, "device fingerprint");
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "gate.json") continue;

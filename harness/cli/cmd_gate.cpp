@@ -12,6 +12,7 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/gate.hpp"
+#include "harness/paths.hpp"
 #include "reports/gate_printers.hpp"
 
 namespace rooftop::cli {
@@ -170,7 +171,9 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
       return;
     }
     const fs::path store(*baseline);
-    const auto machine_config = store.extension() == ".json" ? fs::path() : store / run.meta.fingerprint / "gate.json";
+    const auto machine_config = store.extension() == ".json"
+                                    ? fs::path()
+                                    : store / checked_path_component(run.meta.fingerprint, "device fingerprint") / "gate.json";
     if (outputs->config.empty() && fs::exists(machine_config)) fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
     exit_code = report(gate_results(*base, run, config_of(*outputs, machine_config), origin, *results), *outputs);
   });
