@@ -17,7 +17,7 @@ nlohmann::ordered_json read_json_file(const std::filesystem::path& path, const c
   if (buffer.str().empty()) throw InputError(fmt::format("{}: {} is empty", path.string(), what));
   try {
     return nlohmann::ordered_json::parse(buffer.str());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e999
     throw InputError(fmt::format("{}: {} is not valid JSON ({})", path.string(), what, e.what()));
   }
 }

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 #include "harness/atomic_file.hpp"
@@ -215,6 +216,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
   }
   const auto& results = need(j, "results", origin, "");
   if (!results.is_array()) bad(origin, "results", "is not an array");
+  std::set<std::string> names;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& x = results[i];
     const std::string p = fmt::format("results[{}].", i);
@@ -228,6 +230,11 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     r.problem.work.flops = get<double>(work, "flops", origin, p + "work.");
     r.problem.work.bytes = get<double>(work, "bytes", origin, p + "work.");
     r.problem.memory_bytes = get<double>(work, "memory_bytes", origin, p + "work.");
+    for (const auto& [key, v] : {std::pair{"flops", r.problem.work.flops}, {"bytes", r.problem.work.bytes},
+                                 {"memory_bytes", r.problem.memory_bytes}})
+      if (!(v >= 0) || !std::isfinite(v)) bad(origin, p + "work." + key, "is not a finite count >= 0");
+    if (!names.insert(r.problem.name()).second)
+      bad(origin, p + "name", fmt::format("repeats benchmark {}: a file holds each benchmark once", r.problem.name()));
     r.implementation = get<std::string>(x, "implementation", origin, p);
     r.implementation_label = x.value("implementation_label", r.implementation);  // absent before schema 1.x files
     try {
@@ -245,8 +252,13 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     for (std::size_t k = 0; k < secs.size(); ++k) {
       if (!(secs[k] > 0) || !std::isfinite(secs[k]))
         bad(origin, fmt::format("{}samples.seconds_per_iteration[{}]", p, k), "is not a positive time");
+      if (iters[k] <= 0) bad(origin, fmt::format("{}samples.iterations[{}]", p, k), "is not a positive count");
+      if (!(clocks[k] >= 0) || !std::isfinite(clocks[k]))
+        bad(origin, fmt::format("{}samples.clock_mhz[{}]", p, k), "is not a clock >= 0 (0: unknown)");
       r.samples.push_back({secs[k], iters[k], clocks[k]});
     }
+    if (r.status == Status::ok && r.samples.empty())
+      bad(origin, p + "samples", "is empty, but the status is ok: a measured point has its samples");
     if (!need(x, "correctness", origin, p).is_null())
       r.correctness = correctness_from_json(x["correctness"], origin, p + "correctness.");
     run.results.push_back(std::move(r));

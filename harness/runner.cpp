@@ -13,6 +13,7 @@
 #include <memory>
 #include <new>
 #include <regex>
+#include <set>
 
 #include "harness/errors.hpp"
 #include "harness/progress.hpp"
@@ -258,6 +259,7 @@ std::vector<Problem> plan_points(const RunOptions& o, double available) {
     throw InputError(fmt::format("--filter '{}' is not a valid regular expression ({})", o.filter, e.what()));
   }
   std::vector<std::string> all_names;
+  std::set<std::string> seen;
   for (const auto& suite : selected_suites(o)) {
     const auto& family = find_family(suite);
     for (const auto& d : o.dtypes)
@@ -280,6 +282,9 @@ std::vector<Problem> plan_points(const RunOptions& o, double available) {
         }
     }
     for (auto& p : points) {
+      if (!seen.insert(p.name()).second)
+        throw InputError(fmt::format("{} is asked for twice (a suite or shape given twice?): a run measures each point "
+                                     "once; use --repetitions for more samples", p.name()));
       all_names.push_back(p.name());
       if (std::regex_search(p.name(), filter)) planned.push_back(std::move(p));
     }

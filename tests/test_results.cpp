@@ -41,12 +41,14 @@ RunResults sample_run() {
   ok.correctness = Correctness{true, 4, 4, 1e-7, 0.01, "formula", "C[0,0]"};
   ok.samples = {{1e-6, 100, 2500}, {1.1e-6, 100, 2500}, {0.9e-6, 100, 2400}};
   ResultRecord failed = ok;
+  failed.problem.shape = "m3_n3_k3";  // a file holds each benchmark once
   failed.status = Status::failed;
   failed.reason = "wrong results";
   failed.samples.clear();
   failed.correctness->passed = false;
   failed.correctness->max_error_ratio = std::numeric_limits<double>::infinity();  // NaN output
   ResultRecord skipped = ok;
+  skipped.problem.shape = "m4_n4_k4";
   skipped.status = Status::skipped;
   skipped.reason = "no implementation";
   skipped.samples.clear();
@@ -107,6 +109,29 @@ TEST_CASE("bad results files name the file and the field", "[results]") {
   std::ofstream(dir / "corrupt.json") << "{\"schema\": 1, ";
   CHECK_THROWS_WITH(load_results(dir / "corrupt.json"), Catch::Contains("not valid JSON"));
   CHECK_THROWS_WITH(load_results(dir / "missing.json"), Catch::Contains("cannot open"));
+  std::ofstream(dir / "overflow.json") << "{\"schema\": 1, \"x\": 1e999}";
+  CHECK_THROWS_WITH(load_results(dir / "overflow.json"), Catch::Contains("overflow.json") && Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("results that cannot be what a run wrote are refused: repeats, ok without samples, negative counts", "[results]") {
+  const auto j = nlohmann::ordered_json::parse(results_to_json(sample_run()).dump());
+  REQUIRE(j["results"][0]["status"] == "ok");
+  auto v = j;
+  v["results"].push_back(v["results"][0]);  // the same benchmark twice, e.g. a 3x slower copy
+  v["results"].back()["samples"]["seconds_per_iteration"][0] = 3.0;
+  CHECK_THROWS_WITH(results_from_json(v, "x.json"), Catch::Contains("repeats benchmark"));
+  v = j;
+  for (auto& a : v["results"][0]["samples"]) a = nlohmann::ordered_json::array();
+  CHECK_THROWS_WITH(results_from_json(v, "x.json"), Catch::Contains("results[0].samples") && Catch::Contains("status is ok"));
+  v = j;
+  v["results"][0]["samples"]["iterations"][0] = -5;
+  CHECK_THROWS_WITH(results_from_json(v, "x.json"), Catch::Contains("iterations[0]"));
+  v = j;
+  v["results"][0]["samples"]["clock_mhz"][0] = -1;
+  CHECK_THROWS_WITH(results_from_json(v, "x.json"), Catch::Contains("clock_mhz[0]"));
+  v = j;
+  v["results"][0]["work"]["flops"] = -1e9;
+  CHECK_THROWS_WITH(results_from_json(v, "x.json"), Catch::Contains("work.flops"));
 }
 
 TEST_CASE("results are written atomically and leave no temporary file", "[results]") {

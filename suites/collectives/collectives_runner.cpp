@@ -10,6 +10,7 @@
 #include <functional>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "harness/bf16.hpp"
@@ -282,6 +283,11 @@ std::vector<Problem> plan_collectives(const RunOptions& o, int ranks) {
     std::erase_if(points, [&](const Problem& p) { return !std::regex_search(p.name(), re); });
   }
   if (points.empty()) throw InputError("no collectives point matches the dtype, shape and filter given");
+  std::set<std::string> seen;
+  for (const auto& p : points)
+    if (!seen.insert(p.name()).second)
+      throw InputError(fmt::format("{} is asked for twice (a shape or dtype given twice?): a run measures each point "
+                                   "once; use --repetitions for more samples", p.name()));
   return points;
 }
 
