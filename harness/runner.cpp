@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <csignal>
@@ -239,6 +240,31 @@ std::vector<std::string> selected_suites(const RunOptions& o) {
   return names;
 }
 
+// Google Benchmark takes --benchmark_repetitions=0 as "none" and a negative count as a
+// crash, and a --benchmark_filter that matches nothing as an empty, "complete" run: all
+// are refused here, before anything (an existing --out) is written.
+void check_benchmark_flags(const RunOptions& o, const std::vector<Problem>& points) {
+  for (const auto& arg : o.benchmark_args) {
+    const auto value = arg.substr(arg.find('=') == std::string::npos ? arg.size() : arg.find('=') + 1);
+    if (arg.starts_with("--benchmark_repetitions=")) {
+      int n = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n < 1)
+        throw InputError(fmt::format("{}: give a count of at least 1 (or use --repetitions)", arg));
+    } else if (arg.starts_with("--benchmark_filter=")) {
+      const bool negative = value.starts_with("-");
+      std::regex re;
+      try {
+        re = std::regex(negative ? value.substr(1) : value);
+      } catch (const std::regex_error& e) {
+        throw InputError(fmt::format("{} is not a valid regular expression ({})", arg, e.what()));
+      }
+      const bool any = std::any_of(points.begin(), points.end(),
+                                   [&](const Problem& p) { return std::regex_search(p.name(), re) != negative; });
+      if (!any) throw InputError(fmt::format("{} matches no point of this run (rooftop's --filter does the same)", arg));
+    }
+  }
+}
 }  // namespace
 
 double default_min_time(Tier tier) {
@@ -298,13 +324,15 @@ RunResults run_points(const RunOptions& o, const Backend& backend, RunMetadata m
   for (const auto& arg : o.benchmark_args)
     if (arg.starts_with("--benchmark_report_aggregates_only") || arg.starts_with("--benchmark_display_aggregates_only"))
       throw InputError(arg + " would drop the repetitions rooftop keeps as samples: leave it out");
+  auto planned = plan_points(o, backend.available_memory_bytes());
+  check_benchmark_flags(o, planned);
 
   RunContext ctx;
   ctx.options = &o;
   ctx.backend = &backend;
   ctx.results.meta = std::move(metadata);
   ctx.timer = backend.make_timer();
-  for (auto& p : plan_points(o, backend.available_memory_bytes())) {
+  for (auto& p : planned) {
     PointState pt;
     pt.family = &find_family(p.family);
     pt.record.problem = p;
