@@ -10,11 +10,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/errors.hpp"
+
 namespace rooftop {
 
 namespace {
+// An output that cannot be written is the caller's path or environment: exit 2, like any
+// bad input, not 1, which says a point or a gate failed.
 [[noreturn]] void refuse(const std::filesystem::path& path, const std::string& why) {
-  throw std::runtime_error("cannot write " + path.string() + ": " + why);
+  throw InputError("cannot write " + path.string() + ": " + why + " (choose a path you can write)");
 }
 
 // A character device, a pipe or a socket (/dev/null, /dev/stdout, a FIFO) is written as it
@@ -64,7 +68,7 @@ void write_file_atomically(const std::filesystem::path& requested, std::string_v
   auto fail = [&](const char* what) {
     const std::string reason = std::strerror(errno);
     ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot write " + requested.string() + ": " + what + ": " + reason);
+    refuse(requested, std::string(what) + ": " + reason);
   };
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("open");
