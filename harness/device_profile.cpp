@@ -161,6 +161,11 @@ DeviceProfile profile_from_json(const json& j, const std::string& origin) {
   p.measured = ceilings_from_json(member(j, "measured", origin, ""), origin, "measured.");
   if (p.measured.compute.empty() && p.measured.bandwidth.empty())
     bad(origin, "measured", "holds no ceiling");
+  // A roofline needs both roofs: with one alone every result's placement would be empty.
+  if (p.measured.compute.empty() != p.measured.bandwidth.empty())
+    bad(origin, "measured", p.measured.compute.empty()
+                                ? "has bandwidth ceilings but no compute ceiling (run `rooftop characterize` again)"
+                                : "has compute ceilings but no bandwidth ceiling (run `rooftop characterize` again)");
   if (j.contains("bandwidth_sweep")) {
     const auto& sweep = j["bandwidth_sweep"];
     if (!sweep.is_array()) bad(origin, "bandwidth_sweep", "is not an array");

@@ -71,6 +71,12 @@ TEST_CASE("bad profiles are refused with the file and the field", "[profile]") {
   j["measured"]["compute"] = nlohmann::ordered_json::array();
   j["measured"]["bandwidth"] = nlohmann::ordered_json::array();
   expect(j, "holds no ceiling");
+  j = good;  // one roof without the other would leave every placement empty
+  j["measured"]["bandwidth"] = nlohmann::ordered_json::array();
+  expect(j, "no bandwidth ceiling");
+  j = good;
+  j["measured"]["compute"] = nlohmann::ordered_json::array();
+  expect(j, "no compute ceiling");
   j = good;
   j["datasheet"].erase("source");
   expect(j, "datasheet.source");

@@ -2,6 +2,7 @@
 // more results files; with --baseline, the gate's verdicts beside them.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -36,7 +37,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
     for (const auto& p : *prices) {
       const auto eq = p.find('=');
       const double usd = eq == std::string::npos ? 0 : std::atof(p.c_str() + eq + 1);
-      if (!(usd > 0)) throw InputError(fmt::format("--price '{}': write FINGERPRINT=USD, e.g. cpu-...=12000", p));
+      if (!(usd > 0) || !std::isfinite(usd)) throw InputError(fmt::format("--price '{}': write FINGERPRINT=USD, e.g. cpu-...=12000", p));
       options.price_usd[p.substr(0, eq)] = usd;
     }
     if (!baseline->empty())
