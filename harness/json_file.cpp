@@ -10,6 +10,8 @@
 namespace rooftop {
 
 nlohmann::ordered_json read_json_file(const std::filesystem::path& path, const char* what) {
+  if (std::filesystem::is_directory(path))
+    throw InputError(fmt::format("{}: is a directory, not a {}: give the file's path", path.string(), what));
   std::ifstream in(path);
   if (!in) throw InputError(fmt::format("{}: cannot open {}", path.string(), what));
   std::stringstream buffer;

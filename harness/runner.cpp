@@ -315,6 +315,10 @@ std::vector<Problem> plan_points(const RunOptions& o, double available) {
       if (std::regex_search(p.name(), filter)) planned.push_back(std::move(p));
     }
   }
+  if (planned.empty() && all_names.empty())
+    throw InputError(fmt::format("the {} tier has no {}point of {} on {}: choose another dtype, or give --shape",
+                                 tier_name(o.tier), o.dtypes.empty() ? "" : fmt::format("{} ", fmt::join(o.dtypes, "/")),
+                                 fmt::join(selected_suites(o), ", "), o.backend));
   if (planned.empty())
     throw InputError(fmt::format("--filter '{}' matches no point; the points are: {}", o.filter, fmt::join(all_names, ", ")));
   return planned;

@@ -1,6 +1,8 @@
 // rooftop: benchmarks of AI workloads with roofline reporting.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,14 @@ int main(int argc, char** argv) {
   rooftop::cli::add_calibrate_command(app, exit_code);
   rooftop::cli::add_report_command(app, exit_code);
 
+  // CLI11 says "A subcommand is required" for a misspelt one: name it and the choices.
+  std::vector<std::string> names;
+  for (const auto* s : app.get_subcommands({})) names.push_back(s->get_name());
+  if (!args.empty() && !args.front().starts_with("-") &&
+      std::find(names.begin(), names.end(), args.front()) == names.end()) {
+    fmt::print(stderr, "rooftop: error: unknown command '{}': choose one of {}\n", args.front(), fmt::join(names, ", "));
+    return rooftop::kExitUsage;
+  }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last-first
     app.parse(reversed);
