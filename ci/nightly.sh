@@ -19,7 +19,7 @@ case "$mode" in
     out=${2:-rooftop-nightly}
     mkdir -p "$out"
     build "$root" "$root/build-nightly"
-    rooftop="$root/build-nightly/harness/rooftop"
+    rooftop="$root/build-nightly/cli/rooftop"
     export ROOFTOP_HOME=${ROOFTOP_HOME:-$out/home}
     "$rooftop" characterize --backend cpu
     status=0
@@ -42,8 +42,11 @@ case "$mode" in
     trap 'git -C "$root" worktree remove --force "$out/base-src"' EXIT
     build "$out/base-src" "$out/build-base"
     build "$root" "$root/build-head"
+    # The command moved from harness/ to cli/; a base from before that has it in harness/.
+    base_rooftop="$out/build-base/cli/rooftop"
+    [ -x "$base_rooftop" ] || base_rooftop="$out/build-base/harness/rooftop"
     export ROOFTOP_HOME=${ROOFTOP_HOME:-$out/home}
-    "$root/build-head/harness/rooftop" ab --a "$out/build-base/harness/rooftop" --b "$root/build-head/harness/rooftop" \
+    "$root/build-head/cli/rooftop" ab --a "$base_rooftop" --b "$root/build-head/cli/rooftop" \
       --blocks "${ROOFTOP_AB_BLOCKS:-16}" --dir "$out/runs" --markdown "$out/ab.md" --junit "$out/ab-junit.xml" \
       -- --backend cpu --tier smoke --repetitions 5
     ;;

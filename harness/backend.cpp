@@ -19,6 +19,13 @@ void register_backend(std::unique_ptr<Backend> backend) {
   backend_table().push_back(std::move(backend));
 }
 
+std::unique_ptr<Transport> Backend::make_transport() const {
+  throw InputError(fmt::format("backend '{}' has no transport between ranks: collectives run on the cpu (MPI) and "
+                               "cuda (NCCL) backends", name()));
+}
+
+std::optional<Link> Backend::collective_link(const Ceilings*, const Datasheet*) const { return std::nullopt; }
+
 const std::vector<std::unique_ptr<Backend>>& backends() { return backend_table(); }
 
 const Backend& find_backend(std::string_view name) {

@@ -3,6 +3,7 @@
 // (see devices/devices.cpp), the ggml-backend way.
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -10,8 +11,15 @@
 
 #include "harness/device_profile.hpp"
 #include "harness/device_timer.hpp"
+#include "harness/transport.hpp"
 
 namespace rooftop {
+
+// A link between ranks: its name as a results file says it, and its bandwidth one way.
+struct Link {
+  std::string name;  // "nvlink (datasheet NVIDIA H200 SXM, one direction)"
+  double bytes_per_s = 0;
+};
 
 struct CharacterizeOptions {
   bool quick = false;  // shorter measurements (tests); the full one is the default
@@ -37,6 +45,13 @@ class Backend {
   // Times device work with the device's own clock; nullptr: the host's wall clock times
   // the synchronous Instance::run().
   virtual std::unique_ptr<DeviceTimer> make_timer() const { return nullptr; }
+
+  // The ranks of a multi-rank run and their primitives (collectives): NCCL between GPUs,
+  // MPI between CPU processes. Throws InputError where the backend has none.
+  virtual std::unique_ptr<Transport> make_transport() const;
+  // The link a collective's bus bandwidth is drawn against, from the measured ceilings or
+  // the datasheet; none when neither names one.
+  virtual std::optional<Link> collective_link(const Ceilings* measured, const Datasheet* datasheet) const;
 };
 
 void register_backend(std::unique_ptr<Backend> backend);

@@ -1,3 +1,4 @@
+#include "harness/registry.hpp"
 #include "harness/gate.hpp"
 
 #include <fmt/format.h>
@@ -155,7 +156,9 @@ std::string_view verdict_name(Verdict v) {
 double GateConfig::tau_for(const std::string& name, const std::string& family) const {
   for (const auto& o : overrides)
     if (std::regex_search(name, o.regex)) return o.tau;
-  return family == "collectives" || family == "inference" ? tau_system : tau_kernel;
+  // Whole systems (ranks in lockstep, scenarios) vary more run to run than one kernel.
+  const Family* f = family_named(family);
+  return f && f->measurement != Measurement::kernel_loop ? tau_system : tau_kernel;
 }
 
 GateConfig load_gate_config(const std::filesystem::path& path) {

@@ -1,15 +1,14 @@
 #pragma once
 // The data model every suite shares: a Problem (one point of a sweep) declares its Work;
-// an Instance is that problem set up on a backend, checked and run; a Family is a suite.
+// an Instance is that problem set up on a backend, checked and run. A suite is a Family
+// (harness/family.hpp).
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "harness/tier.hpp"
+#include "harness/dtype.hpp"
 #include "harness/work.hpp"
 
 namespace rooftop {
@@ -17,14 +16,14 @@ namespace rooftop {
 struct Problem {
   std::string family;   // "gemm"
   std::string backend;  // "cpu"
-  std::string dtype;    // "fp32", "bf16", "int8"
+  Dtype dtype = Dtype::fp32;
   std::string shape;    // name-safe shape label, e.g. "m2048_n2048_k2048"
   nlohmann::ordered_json params;  // shape and layout parameters, as numbers
   Work work;
   double memory_bytes = 0;  // what an instance allocates, checked before any allocation
 
   // "gemm/cpu/bf16/m2048_n2048_k2048": the benchmark name and the key of baselines.
-  std::string name() const { return family + "/" + backend + "/" + dtype + "/" + shape; }
+  std::string name() const { return family + "/" + backend + "/" + std::string(dtype_name(dtype)) + "/" + shape; }
 };
 
 struct Correctness {
@@ -52,19 +51,14 @@ class Instance {
   virtual void run() = 0;
 };
 
-struct Family {
-  std::string name;
-  std::string description;
-  std::vector<std::string> backends;
-  std::vector<std::string> dtypes;
-  std::string shape_syntax;  // how a user writes a shape, e.g. "MxNxK"
-  // Every point of the tier's sweep on a backend, all dtypes.
-  std::function<std::vector<Problem>(Tier, std::string_view backend)> sweep;
-  // A point from a user's shape text; throws InputError on an impossible shape.
-  std::function<Problem(std::string_view shape, std::string_view dtype, std::string_view backend)>
-      make_problem;
-  // Allocates and fills inputs; throws PointSkipped where the point does not apply.
-  std::function<std::unique_ptr<Instance>(const Problem&, std::uint64_t seed)> create;
+// An instance whose iterations run in lockstep on every rank of a run (a collective): its
+// time is the slowest rank's, so the family times it, not Google Benchmark.
+class LockstepInstance : public Instance {
+ public:
+  // `iterations` iterations queued back to back on every rank after a barrier, then one
+  // wait: this process's seconds per iteration.
+  virtual double time_iterations(std::int64_t iterations) = 0;
 };
+
 
 }  // namespace rooftop

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "harness/atomic_file.hpp"
+#include "harness/derived.hpp"
 #include "harness/errors.hpp"
 #include "harness/json_file.hpp"
 #include "harness/statistics.hpp"
@@ -93,7 +94,7 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
   j["name"] = r.problem.name();
   j["family"] = r.problem.family;
   j["backend"] = r.problem.backend;
-  j["dtype"] = r.problem.dtype;
+  j["dtype"] = dtype_name(r.problem.dtype);
   j["shape"] = r.problem.shape;
   j["params"] = r.problem.params;
   j["implementation"] = r.implementation;
@@ -105,49 +106,41 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
                {"arithmetic_intensity", r.problem.work.arithmetic_intensity()},
                {"memory_bytes", r.problem.memory_bytes}};
   ojson samples = {{"seconds_per_iteration", ojson::array()}, {"iterations", ojson::array()}, {"clock_mhz", ojson::array()}};
-  std::vector<double> seconds;
   for (const auto& s : r.samples) {
     samples["seconds_per_iteration"].push_back(s.seconds_per_iteration);
     samples["iterations"].push_back(s.iterations);
     samples["clock_mhz"].push_back(s.clock_mhz);
-    seconds.push_back(s.seconds_per_iteration);
   }
   j["samples"] = std::move(samples);
+  const Derived d = derive(r, ceilings);
   j["summary"] = nullptr;
   j["throughput"] = nullptr;
   j["roofline"] = nullptr;
-  if (!seconds.empty()) {
-    const Summary s = summarize(seconds);
-    j["summary"] = {{"repetitions", s.count}, {"median_s", s.median}, {"min_s", s.min},
-                    {"max_s", s.max}, {"mean_s", s.mean}, {"iqr_s", s.iqr}, {"cv", s.cv},
-                    {"median_ci_s", {s.median_ci.low, s.median_ci.high}},
-                    {"median_ci_coverage", s.median_ci.coverage}};
-    j["throughput"] = {{"flops_per_s", r.problem.work.flops / s.median},
-                       {"bytes_per_s", r.problem.work.bytes / s.median}};
-    // Collectives: nccl-tests' busbw, and its share of the link it crosses.
-    if (const auto& p = r.problem.params; p.contains("bus_factor")) {
-      const double bus = r.problem.work.bytes / s.median * p["bus_factor"].get<double>();
-      if (bus > 0) j["throughput"]["bus_bytes_per_s"] = bus;
-      if (p.contains("link_bytes_per_s") && bus > 0) {
-        j["throughput"]["link"] = p["link"];
-        j["throughput"]["link_bytes_per_s"] = p["link_bytes_per_s"];
-        j["throughput"]["percent_of_link"] = 100.0 * bus / p["link_bytes_per_s"].get<double>();
-      }
+  if (const auto& s = d.summary) {
+    j["summary"] = {{"repetitions", s->count}, {"median_s", s->median}, {"min_s", s->min},
+                    {"max_s", s->max}, {"mean_s", s->mean}, {"iqr_s", s->iqr}, {"cv", s->cv},
+                    {"median_ci_s", {s->median_ci.low, s->median_ci.high}},
+                    {"median_ci_coverage", s->median_ci.coverage}};
+  }
+  if (const auto& t = d.throughput) {
+    j["throughput"] = {{"flops_per_s", t->flops_per_s}, {"bytes_per_s", t->bytes_per_s}};
+    if (t->bus_bytes_per_s) j["throughput"]["bus_bytes_per_s"] = *t->bus_bytes_per_s;
+    if (t->link) {
+      j["throughput"]["link"] = t->link->link;
+      j["throughput"]["link_bytes_per_s"] = t->link->link_bytes_per_s;
+      j["throughput"]["percent_of_link"] = t->link->percent;
     }
-    if (ceilings) {
-      const bool cold = r.problem.params.value("cache", std::string()).starts_with("cold");
-      if (auto p = place_on_roofline(*ceilings, r.problem.dtype, r.problem.work, s.median, cold)) {
-        j["roofline"] = {{"compute_ceiling", p->compute_ceiling},
-                         {"compute_peak_flops_per_s", p->compute_peak},
-                         {"memory_level", p->memory_level},
-                         {"bandwidth_bytes_per_s", p->bandwidth},
-                         {"ridge_intensity", number_or_null(p->ridge_intensity)},
-                         {"attainable_flops_per_s", p->attainable_flops},
-                         {"percent_of_attainable", 100.0 * p->fraction_of_attainable},
-                         {"bound", bound_name(p->bound)},
-                         {"above_ceiling", p->above_ceiling}};
-      }
-    }
+  }
+  if (const auto& p = d.roofline) {
+    j["roofline"] = {{"compute_ceiling", p->compute_ceiling},
+                     {"compute_peak_flops_per_s", p->compute_peak},
+                     {"memory_level", p->memory_level},
+                     {"bandwidth_bytes_per_s", p->bandwidth},
+                     {"ridge_intensity", number_or_null(p->ridge_intensity)},
+                     {"attainable_flops_per_s", p->attainable_flops},
+                     {"percent_of_attainable", 100.0 * p->fraction_of_attainable},
+                     {"bound", bound_name(p->bound)},
+                     {"above_ceiling", p->above_ceiling}};
   }
   j["correctness"] = r.correctness ? correctness_to_json(*r.correctness) : ojson(nullptr);
   return j;
@@ -223,7 +216,12 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     ResultRecord r;
     r.problem.family = get<std::string>(x, "family", origin, p);
     r.problem.backend = get<std::string>(x, "backend", origin, p);
-    r.problem.dtype = get<std::string>(x, "dtype", origin, p);
+    const auto dtype = get<std::string>(x, "dtype", origin, p);
+    try {
+      r.problem.dtype = parse_dtype(dtype);
+    } catch (const InputError& e) {
+      bad(origin, p + "dtype", e.what());
+    }
     r.problem.shape = get<std::string>(x, "shape", origin, p);
     r.problem.params = need(x, "params", origin, p);
     const auto& work = need(x, "work", origin, p);

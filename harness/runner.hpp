@@ -1,6 +1,8 @@
 #pragma once
-// Runs the points of a sweep through Google Benchmark: each point becomes one registered
-// benchmark; every repetition is kept as a sample; results are saved after each point.
+// Plans the points of a run (suites, tier sweeps or user shapes, dtypes, filter) and measures
+// them with their family's measurement kind: Google Benchmark's kernel loop, or the
+// lockstep loop of a multi-rank suite. Every repetition is kept as a sample; results are
+// saved after each point.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -34,14 +36,19 @@ struct RunOptions {
   std::string command_line;
 };
 
-// The points a run would measure, in order; throws InputError on an unknown suite or
-// dtype, an impossible shape, a user's shape larger than `available_bytes` of device
-// memory (0: unknown) or a filter that matches nothing.
-std::vector<Problem> plan_points(const RunOptions& options, double available_bytes = 0);
+// The points a run would measure on `ranks` ranks, in order; throws InputError on an unknown
+// suite or dtype, an impossible shape, a user's shape larger than `available_bytes` of
+// device memory (0: unknown) or a filter that matches nothing.
+std::vector<Problem> plan_points(const RunOptions& options, double available_bytes = 0, int ranks = 1);
 
-// Measures every planned point. `metadata` carries device, ceilings and provenance.
-// Returns the results (also saved to options.out); sets `interrupted` after a Ctrl-C.
-RunResults run_points(const RunOptions& options, const Backend& backend, RunMetadata metadata,
+// True when the suites asked for run on several ranks in lockstep (collectives): the run
+// then needs the backend's transport. Throws InputError as plan_points does.
+bool runs_in_lockstep(const RunOptions& options);
+
+// Measures every planned point. `metadata` carries device, ceilings and provenance;
+// `transport` the ranks of a lockstep run (null otherwise). Returns the results (also
+// saved to options.out by the process that writes); sets `interrupted` after a Ctrl-C.
+RunResults run_points(const RunOptions& options, const Backend& backend, RunMetadata metadata, Transport* transport,
                       bool& interrupted);
 
 // Default seconds per repetition for a tier: short for smoke, longer for nightly.

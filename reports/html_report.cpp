@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/derived.hpp"
 #include "harness/errors.hpp"
 #include "harness/share_dir.hpp"
 #include "harness/version.hpp"
@@ -58,12 +59,152 @@ std::string device_name(const RunResults& run) {
 }
 
 // Same workload on different devices: family/dtype/shape (the backend may differ).
-std::string workload_key(const ResultRecord& r) { return r.problem.family + "/" + r.problem.dtype + "/" + r.problem.shape; }
+std::string workload_key(const ResultRecord& r) { return r.problem.family + "/" + std::string(dtype_name(r.problem.dtype)) + "/" + r.problem.shape; }
 
 data list_of(std::vector<data> items) {
   data l{data::type::list};
   for (auto& i : items) l << i;
   return l;
+}
+
+// For a job summary: the results furthest below their roof.
+data worst_section(const std::vector<ReportInput>& inputs) {
+  std::vector<std::pair<double, std::string>> placed;
+  for (const auto& in : inputs) {
+    const Ceilings* c = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
+    for (const auto& rec : in.run.results)
+      if (const auto d = derive(rec, c); d.roofline) placed.emplace_back(100.0 * d.roofline->fraction_of_attainable, rec.problem.name());
+  }
+  std::sort(placed.begin(), placed.end());
+  data worst{data::type::list};
+  for (std::size_t i = 0; i < std::min<std::size_t>(placed.size(), 10); ++i) {
+    data w;
+    w.set("name", placed[i].second);
+    w.set("percent", fmt::format("{:.1f}", placed[i].first));
+    worst.push_back(w);
+  }
+  return worst;
+}
+
+// The same workload on several devices, against the first: rates, ratios, per dollar and
+// per watt, and a geometric mean per suite.
+data comparison_section(const std::vector<ReportInput>& inputs, const std::vector<std::string>& fingerprints,
+                        const ReportOptions& options) {
+  std::map<std::string, std::map<std::string, double>> rate;  // workload -> device -> FLOP/s
+  std::map<std::string, std::map<std::string, double>> roof;  // workload -> device -> % of own roof
+  std::vector<std::string> order;
+  for (const auto& in : inputs) {
+    const Ceilings* run_ceilings = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
+    for (const auto& rec : in.run.results) {
+      const auto d = derive(rec, run_ceilings);
+      if (!d.throughput) continue;
+      const auto key = workload_key(rec);
+      if (!rate.count(key)) order.push_back(key);
+      rate[key][in.run.meta.fingerprint] = d.throughput->flops_per_s;
+      if (d.roofline) roof[key][in.run.meta.fingerprint] = 100.0 * d.roofline->fraction_of_attainable;
+    }
+  }
+  std::map<std::string, double> tdp_w;  // from the datasheet in the run's profile, never invented
+  for (const auto& in : inputs)
+    if (in.run.meta.datasheet && in.run.meta.datasheet->tdp_w > 0) tdp_w[in.run.meta.fingerprint] = in.run.meta.datasheet->tdp_w;
+  std::vector<data> heads, comp_rows;
+  for (const auto& fp : fingerprints) {
+    data h;
+    h.set("fingerprint", fp);
+    h.set("price", options.price_usd.count(fp) ? fmt::format("${:.0f}", options.price_usd.at(fp)) : "price not given");
+    heads.push_back(h);
+  }
+  std::map<std::string, std::map<std::string, std::vector<double>>> log_ratios;  // suite -> device -> log ratios
+  for (const auto& key : order) {
+    data row;
+    row.set("workload", key);
+    std::vector<data> cells;
+    const auto& first = rate[key];
+    const auto base = first.find(fingerprints[0]);
+    for (const auto& fp : fingerprints) {
+      data cell;
+      const auto it = rate[key].find(fp);
+      if (it == rate[key].end()) {
+        cell.set("value", "-");
+      } else {
+        cell.set("value", fmt::format("{:.4g} GFLOP/s", it->second / 1e9));
+        if (base != first.end()) {
+          cell.set("ratio", ratio_text(it->second / base->second));
+          log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
+        }
+        if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
+        if (options.price_usd.count(fp))
+          cell.set("per_dollar", fmt::format("{:.3g} GFLOP/s per $1000", it->second / 1e9 / options.price_usd.at(fp) * 1000));
+        if (tdp_w.count(fp)) cell.set("per_watt", fmt::format("{:.3g} GFLOP/s per W (TDP)", it->second / 1e9 / tdp_w.at(fp)));
+      }
+      cells.push_back(cell);
+    }
+    row.set("cells", list_of(cells));
+    comp_rows.push_back(row);
+  }
+  std::vector<data> geo;
+  for (const auto& [suite, by_device] : log_ratios) {
+    data g;
+    g.set("suite", suite);
+    std::vector<data> cells;
+    for (const auto& fp : fingerprints) {
+      data cell;
+      const auto it = by_device.find(fp);
+      if (it == by_device.end() || it->second.empty()) cell.set("value", "-");
+      else {
+        double s = 0;
+        for (double x : it->second) s += x;
+        cell.set("value", ratio_text(std::exp(s / it->second.size())) + fmt::format(" over {} workloads", it->second.size()));
+      }
+      cells.push_back(cell);
+    }
+    g.set("cells", list_of(cells));
+    geo.push_back(g);
+  }
+  data comparison;
+  comparison.set("devices", list_of(heads));
+  comparison.set("rows", list_of(comp_rows));
+  comparison.set("geomeans", list_of(geo));
+  comparison.set("reference", fingerprints[0]);
+  return comparison;
+}
+
+// The gate's verdicts, each with a strip of both sides' samples.
+data gate_section(const GateReport& g) {
+  std::vector<data> gate_rows;
+  for (const auto& c : g.comparisons) {
+    data row;
+    row.set("name", c.name);
+    row.set("verdict", std::string(verdict_name(c.verdict)));
+    row.set("verdict_class", "v-" + std::string(verdict_name(c.verdict)));
+    row.set("change", c.compared() ? fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%]", 100 * c.change, 100 * c.change_low,
+                                                 100 * c.change_high)
+                                   : "-");
+    row.set("reason", c.reason);
+    // A strip of both sides' samples on a shared linear scale.
+    std::vector<double> all = c.baseline_samples;
+    all.insert(all.end(), c.current_samples.begin(), c.current_samples.end());
+    std::string strip = R"(<svg class="strip" viewBox="0 0 160 24" xmlns="http://www.w3.org/2000/svg">)";
+    if (!all.empty()) {
+      const auto [lo, hi] = std::minmax_element(all.begin(), all.end());
+      const double span = *hi > *lo ? *hi - *lo : 1;
+      for (double s : c.baseline_samples)
+        strip += fmt::format(R"(<circle cx="{:.1f}" cy="7" r="2.5" class="base"/>)", 5 + 150 * (s - *lo) / span);
+      for (double s : c.current_samples)
+        strip += fmt::format(R"(<circle cx="{:.1f}" cy="17" r="2.5" class="cur"/>)", 5 + 150 * (s - *lo) / span);
+    }
+    row.set("strip", strip + "</svg>");
+    if (c.verdict != Verdict::pass) row.set("notable", true);
+    gate_rows.push_back(row);
+  }
+  data gate;
+  gate.set("summary", fmt::format("{} FAIL, {} IMPROVED, {} INCONCLUSIVE, {} PASS, {} NEW, {} MISSING", g.count(Verdict::fail),
+                                  g.count(Verdict::improved), g.count(Verdict::inconclusive), g.count(Verdict::pass),
+                                  g.count(Verdict::added), g.count(Verdict::missing)));
+  gate.set("baseline", g.baseline_origin);
+  gate.set("rows", list_of(gate_rows));
+  if (g.count(Verdict::fail)) gate.set("failed", true);
+  return gate;
 }
 
 data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
@@ -101,7 +242,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         const std::string id = fmt::format("pt-{}-{}", f, k);
         const auto d = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr);
         const bool measured = r["throughput"].is_object();
-        const bool collective = r["family"] == "collectives";
+        const bool collective = r["params"].contains("bus_factor");  // bandwidth against a link, not a roofline
         if (measured && collective && r["throughput"].contains("bus_bytes_per_s")) {
           const auto& t = r["throughput"];
           const auto& p = r["params"];
@@ -184,147 +325,14 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     devices.push_back(dev);
   }
   view.set("devices", devices);
-  // For a job summary: the results furthest below their roof.
-  {
-    std::vector<std::pair<double, std::string>> placed;
-    for (const auto& in : inputs) {
-      const Ceilings* c = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
-      for (const auto& rec : in.run.results) {
-        const auto r = record_to_json(rec, c);
-        if (r["roofline"].is_object()) placed.emplace_back(r["roofline"]["percent_of_attainable"].get<double>(), r["name"].get<std::string>());
-      }
-    }
-    std::sort(placed.begin(), placed.end());
-    data worst{data::type::list};
-    for (std::size_t i = 0; i < std::min<std::size_t>(placed.size(), 10); ++i) {
-      data w;
-      w.set("name", placed[i].second);
-      w.set("percent", fmt::format("{:.1f}", placed[i].first));
-      worst.push_back(w);
-    }
-    view.set("worst", worst);
-  }
+  view.set("worst", worst_section(inputs));
   view.set("rows", rows);
   view.set("result_count", std::to_string(row_count));
 
   // Machine comparison: the same workload on several devices, against the first.
-  if (fingerprints.size() > 1) {
-    std::map<std::string, std::map<std::string, double>> rate;  // workload -> device -> FLOP/s
-    std::map<std::string, std::map<std::string, double>> roof;  // workload -> device -> % of own roof
-    std::vector<std::string> order;
-    for (const auto& in : inputs) {
-      const Ceilings* run_ceilings = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
-      for (std::size_t k = 0; k < in.run.results.size(); ++k) {
-        const auto r = record_to_json(in.run.results[k], run_ceilings);
-        if (!r["throughput"].is_object()) continue;
-        const auto key = workload_key(in.run.results[k]);
-        if (!rate.count(key)) order.push_back(key);
-        rate[key][in.run.meta.fingerprint] = r["throughput"]["flops_per_s"].get<double>();
-        if (r["roofline"].is_object()) roof[key][in.run.meta.fingerprint] = r["roofline"]["percent_of_attainable"].get<double>();
-      }
-    }
-    std::map<std::string, double> tdp_w;  // from the datasheet in the run's profile, never invented
-    for (const auto& in : inputs)
-      if (in.run.meta.datasheet && in.run.meta.datasheet->tdp_w > 0) tdp_w[in.run.meta.fingerprint] = in.run.meta.datasheet->tdp_w;
-    std::vector<data> heads, comp_rows;
-    for (const auto& fp : fingerprints) {
-      data h;
-      h.set("fingerprint", fp);
-      h.set("price", options.price_usd.count(fp) ? fmt::format("${:.0f}", options.price_usd.at(fp)) : "price not given");
-      heads.push_back(h);
-    }
-    std::map<std::string, std::map<std::string, std::vector<double>>> log_ratios;  // suite -> device -> log ratios
-    for (const auto& key : order) {
-      data row;
-      row.set("workload", key);
-      std::vector<data> cells;
-      const auto& first = rate[key];
-      const auto base = first.find(fingerprints[0]);
-      for (const auto& fp : fingerprints) {
-        data cell;
-        const auto it = rate[key].find(fp);
-        if (it == rate[key].end()) {
-          cell.set("value", "-");
-        } else {
-          cell.set("value", fmt::format("{:.4g} GFLOP/s", it->second / 1e9));
-          if (base != first.end()) {
-            cell.set("ratio", ratio_text(it->second / base->second));
-            log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
-          }
-          if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
-          if (options.price_usd.count(fp))
-            cell.set("per_dollar", fmt::format("{:.3g} GFLOP/s per $1000", it->second / 1e9 / options.price_usd.at(fp) * 1000));
-          if (tdp_w.count(fp)) cell.set("per_watt", fmt::format("{:.3g} GFLOP/s per W (TDP)", it->second / 1e9 / tdp_w.at(fp)));
-        }
-        cells.push_back(cell);
-      }
-      row.set("cells", list_of(cells));
-      comp_rows.push_back(row);
-    }
-    std::vector<data> geo;
-    for (const auto& [suite, by_device] : log_ratios) {
-      data g;
-      g.set("suite", suite);
-      std::vector<data> cells;
-      for (const auto& fp : fingerprints) {
-        data cell;
-        const auto it = by_device.find(fp);
-        if (it == by_device.end() || it->second.empty()) cell.set("value", "-");
-        else {
-          double s = 0;
-          for (double x : it->second) s += x;
-          cell.set("value", ratio_text(std::exp(s / it->second.size())) + fmt::format(" over {} workloads", it->second.size()));
-        }
-        cells.push_back(cell);
-      }
-      g.set("cells", list_of(cells));
-      geo.push_back(g);
-    }
-    data comparison;
-    comparison.set("devices", list_of(heads));
-    comparison.set("rows", list_of(comp_rows));
-    comparison.set("geomeans", list_of(geo));
-    comparison.set("reference", fingerprints[0]);
-    view.set("comparison", comparison);
-  }
+  if (fingerprints.size() > 1) view.set("comparison", comparison_section(inputs, fingerprints, options));
 
-  if (options.gate) {
-    const auto& g = *options.gate;
-    std::vector<data> gate_rows;
-    for (const auto& c : g.comparisons) {
-      data row;
-      row.set("name", c.name);
-      row.set("verdict", std::string(verdict_name(c.verdict)));
-      row.set("verdict_class", "v-" + std::string(verdict_name(c.verdict)));
-      row.set("change", c.compared() ? fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%]", 100 * c.change, 100 * c.change_low,
-                                                   100 * c.change_high)
-                                     : "-");
-      row.set("reason", c.reason);
-      // A strip of both sides' samples on a shared linear scale.
-      std::vector<double> all = c.baseline_samples;
-      all.insert(all.end(), c.current_samples.begin(), c.current_samples.end());
-      std::string strip = R"(<svg class="strip" viewBox="0 0 160 24" xmlns="http://www.w3.org/2000/svg">)";
-      if (!all.empty()) {
-        const auto [lo, hi] = std::minmax_element(all.begin(), all.end());
-        const double span = *hi > *lo ? *hi - *lo : 1;
-        for (double s : c.baseline_samples)
-          strip += fmt::format(R"(<circle cx="{:.1f}" cy="7" r="2.5" class="base"/>)", 5 + 150 * (s - *lo) / span);
-        for (double s : c.current_samples)
-          strip += fmt::format(R"(<circle cx="{:.1f}" cy="17" r="2.5" class="cur"/>)", 5 + 150 * (s - *lo) / span);
-      }
-      row.set("strip", strip + "</svg>");
-      if (c.verdict != Verdict::pass) row.set("notable", true);
-      gate_rows.push_back(row);
-    }
-    data gate;
-    gate.set("summary", fmt::format("{} FAIL, {} IMPROVED, {} INCONCLUSIVE, {} PASS, {} NEW, {} MISSING", g.count(Verdict::fail),
-                                    g.count(Verdict::improved), g.count(Verdict::inconclusive), g.count(Verdict::pass),
-                                    g.count(Verdict::added), g.count(Verdict::missing)));
-    gate.set("baseline", g.baseline_origin);
-    gate.set("rows", list_of(gate_rows));
-    if (g.count(Verdict::fail)) gate.set("failed", true);
-    view.set("gate", gate);
-  }
+  if (options.gate) view.set("gate", gate_section(*options.gate));
   return view;
 }
 }  // namespace

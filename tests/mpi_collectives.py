@@ -98,7 +98,10 @@ while time.time() < deadline and job.poll() is None and stopped is None:
     time.sleep(0.2)
     try:
         with open(hang) as f:
-            placement = json.load(f)["device"]["properties"]["placement"]
+            saved = json.load(f)
+        if not saved["results"]:  # the file is written from the start; wait for a finished point
+            raise ValueError("no point finished yet")
+        placement = saved["device"]["properties"]["placement"]
         stopped = int(re.search(r"pid (\d+)", placement[1]).group(1))
         os.kill(stopped, signal.SIGSTOP)
     except (OSError, ValueError, KeyError, IndexError, AttributeError):

@@ -19,7 +19,6 @@
 #include "harness/statistics.hpp"
 #include "suites/gemm/gemm_cpu.hpp"
 #include "suites/gemm/gemm_problem.hpp"
-#include "suites/suites.hpp"
 
 using namespace rooftop;
 
@@ -29,7 +28,6 @@ int main(int argc, char** argv) {
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 3;
   constexpr int kRepetitions = 10;
   register_all_backends();
-  register_all_suites();
   const auto& backend = find_backend("cpu");
   const auto problem = gemm::make_gemm_problem(gemm::parse_gemm_shape(shape_text), parse_dtype(dtype), "cpu", "user");
 
@@ -59,7 +57,7 @@ int main(int argc, char** argv) {
     meta.backend = "cpu";
     meta.fingerprint = backend.fingerprint();
     bool interrupted = false;
-    const auto r = run_points(o, backend, meta, interrupted);
+    const auto r = run_points(o, backend, meta, nullptr, interrupted);
     std::vector<double> t;
     for (const auto& s : r.results.at(0).samples) t.push_back(s.seconds_per_iteration);
     return median(t);

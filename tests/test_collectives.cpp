@@ -12,9 +12,11 @@
 #include "harness/errors.hpp"
 #include "harness/gate.hpp"
 #include "suites/collectives/collectives_plan.hpp"
-#include "suites/collectives/collectives_runner.hpp"
-#include "suites/collectives/local_ranks.hpp"
-#include "suites/collectives/transports.hpp"
+#include "devices/devices.hpp"
+#include "harness/backend.hpp"
+#include "harness/runner.hpp"
+#include "devices/ranks/local_ranks.hpp"
+#include "devices/ranks/host_transports.hpp"
 
 using namespace rooftop;
 using namespace rooftop::collectives;
@@ -79,8 +81,11 @@ TEST_CASE("a rank's wrong element fails the collective's check; the other points
   o.tier = Tier::smoke;
   o.shapes = {"all_reduce:4K", "all_gather:4K"};
   o.repetitions = 2;
+  o.suites = {"collectives"};
   CorruptingTransport t;
-  const auto run = run_collectives(o, t, RunMetadata{});
+  register_all_backends();
+  bool interrupted = false;
+  const auto run = run_points(o, find_backend("cpu"), RunMetadata{}, &t, interrupted);
   REQUIRE(run.results.size() == 2);
   CHECK(run.results[0].status == Status::failed);
   CHECK_THAT(run.results[0].reason, Catch::Contains("element 5"));
@@ -112,7 +117,7 @@ TEST_CASE("local ranks of run --ranks agree through rank 0: gather, max, all, br
         setenv("ROOFTOP_RANK", std::to_string(r).c_str(), 1);
         setenv("ROOFTOP_RANKS", std::to_string(kRanks).c_str(), 1);
         setenv("ROOFTOP_RENDEZVOUS", socket.c_str(), 1);
-        auto g = collectives::make_local_ranks_group();
+        auto g = make_local_ranks_group();
         const auto all = g->gather("rank" + std::string(static_cast<std::size_t>(r + 1), '*'));
         bad |= all != std::vector<std::string>{"rank*", "rank**", "rank***"} ? 1 : 0;
         bad |= g->max(r * 1.5) != 3.0 ? 2 : 0;

@@ -24,7 +24,7 @@ RunResults run_of(const std::vector<std::pair<std::string, std::vector<Sample>>>
     ResultRecord r;
     r.problem.family = "gemm";
     r.problem.backend = "cpu";
-    r.problem.dtype = "fp32";
+    r.problem.dtype = Dtype::fp32;
     r.problem.shape = shape;
     r.samples = s;
     run.results.push_back(r);

@@ -8,6 +8,7 @@
 #include "harness/bf16.hpp"
 #include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
+#include "harness/registry.hpp"
 #include "suites/gemm/gemm_cpu.hpp"
 #include "suites/gemm/gemm_problem.hpp"
 #include "suites/gemm/gemm_reference.hpp"
@@ -36,8 +37,8 @@ TEST_CASE("GEMM FLOP and byte counts", "[gemm]") {
 }
 
 TEST_CASE("GPU sweeps add 8192^3 and the GPU dtypes; the CPU keeps its three", "[gemm]") {
-  const auto gpu = gemm_sweep(Tier::quick, "cuda");
-  const auto cpu = gemm_sweep(Tier::quick, "cpu");
+  const auto gpu = find_family("gemm").sweep({Tier::quick, "cuda"});
+  const auto cpu = find_family("gemm").sweep({Tier::quick, "cpu"});
   auto count = [](const std::vector<Problem>& ps, const std::string& part) {
     return std::count_if(ps.begin(), ps.end(), [&](const Problem& p) { return p.name().find(part) != std::string::npos; });
   };
@@ -78,11 +79,11 @@ TEST_CASE("the sweeps hold the shapes the tiers promise", "[gemm]") {
       if (p.name() == name) return true;
     return false;
   };
-  const auto full = gemm_sweep(Tier::full, "cpu");
+  const auto full = find_family("gemm").sweep({Tier::full, "cpu"});
   CHECK(has(full, "gemm/cpu/bf16/m4096_n4096_k4096"));
   CHECK(has(full, "gemm/cpu/int8/m2048_n4096_k14336"));
   CHECK(has(full, "gemm/cpu/fp32/m1_n6144_k4096"));
-  const auto smoke = gemm_sweep(Tier::smoke, "cpu");
+  const auto smoke = find_family("gemm").sweep({Tier::smoke, "cpu"});
   CHECK(smoke.size() < full.size());
   for (const auto& p : full) CHECK(p.work.flops > 0);
 }

@@ -89,10 +89,10 @@ TEST_CASE("the HTML report renders from the templates with its structure", "[rep
   run.meta.tier = "smoke";
   run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", 300e9}}, {{"DRAM", 20e9, 0}}, 1e-6, {}};
   ResultRecord r;
-  r.problem = {"gemm", "cpu", "fp32", "m64_n64_k64", {{"m", 64}}, {2.0 * 64 * 64 * 64, 3.0 * 64 * 64 * 4}, 0};
+  r.problem = {"gemm", "cpu", Dtype::fp32, "m64_n64_k64", {{"m", 64}}, {2.0 * 64 * 64 * 64, 3.0 * 64 * 64 * 4}, 0};
   r.samples = {{1e-5, 10, 0}, {1.1e-5, 10, 0}};
   run.results = {r, r};
-  run.results[1].problem.dtype = "int8";  // no int8 ceiling: plotted without a roof
+  run.results[1].problem.dtype = Dtype::int8;  // no int8 ceiling: plotted without a roof
   ReportOptions options;
   options.templates = default_templates_dir();
   const auto html = render_html_report({{"r.json", run}}, options);
@@ -118,7 +118,7 @@ TEST_CASE("comparison view: ratios, per dollar only with a price, per watt only 
     run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", 1e12}}, {{"DRAM", 1e11, 0}}, 0, {}};
     if (tdp > 0) run.meta.datasheet = Datasheet{"sheet", "vendor", {}, tdp};
     ResultRecord r;
-    r.problem = {"gemm", "cpu", "fp32", "m512_n512_k512", {{"m", 512}}, {2.0 * 512 * 512 * 512, 3.0 * 512 * 512 * 4}, 0};
+    r.problem = {"gemm", "cpu", Dtype::fp32, "m512_n512_k512", {{"m", 512}}, {2.0 * 512 * 512 * 512, 3.0 * 512 * 512 * 4}, 0};
     r.samples = {{seconds, 10, 0}};
     run.results = {r};
     return run;

@@ -36,7 +36,7 @@ RunResults sample_run() {
   m.ceilings_source = "profile.json";
   m.complete = true;
   ResultRecord ok;
-  ok.problem = {"gemm", "cpu", "fp32", "m2_n2_k2", {{"m", 2}, {"n", 2}, {"k", 2}}, {16, 48}, 64};
+  ok.problem = {"gemm", "cpu", Dtype::fp32, "m2_n2_k2", {{"m", 2}, {"n", 2}, {"k", 2}}, {16, 48}, 64};
   ok.implementation = "brg:avx512_core";
   ok.correctness = Correctness{true, 4, 4, 1e-7, 0.01, "formula", "C[0,0]"};
   ok.samples = {{1e-6, 100, 2500}, {1.1e-6, 100, 2500}, {0.9e-6, 100, 2400}};

@@ -6,6 +6,7 @@
 
 #include "devices/cpu/characterize.hpp"
 #include "devices/cpu/cpu_info.hpp"
+#include "devices/ranks/host_transports.hpp"
 
 namespace rooftop::cpu {
 namespace {
@@ -29,6 +30,13 @@ class CpuBackend final : public Backend {
   double available_memory_bytes() const override { return cpu::available_memory_bytes(); }
   DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const override {
     return characterize_cpu(info_, options, log);
+  }
+  std::unique_ptr<Transport> make_transport() const override { return make_host_transport(); }
+  // CPU ranks on one host exchange data through its memory: the measured outermost level.
+  std::optional<Link> collective_link(const Ceilings* measured, const Datasheet*) const override {
+    if (!measured || measured->bandwidth.empty()) return std::nullopt;
+    const auto& level = measured->bandwidth.back();
+    return Link{fmt::format("{} (measured)", level.level), level.bytes_per_s};
   }
 
  private:

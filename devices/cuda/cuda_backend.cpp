@@ -9,7 +9,9 @@
 #include "devices/cuda/cuda_info.hpp"
 #include "devices/cuda/cuda_timer.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/nccl_transport.hpp"
 #include "devices/cuda/nvml.hpp"
+#include "harness/process_group.hpp"
 
 namespace rooftop::gpu {
 namespace {
@@ -47,6 +49,14 @@ class CudaBackend final : public Backend {
     return static_cast<double>(free);
   }
   std::unique_ptr<DeviceTimer> make_timer() const override { return make_cuda_timer(info().l2_bytes, info().sm_count); }
+  std::unique_ptr<Transport> make_transport() const override { return make_nccl_transport(process_group()); }
+  // Between GPUs: NVLink, from the datasheet (one direction).
+  std::optional<Link> collective_link(const Ceilings*, const Datasheet* datasheet) const override {
+    if (datasheet)
+      for (const auto& l : datasheet->ceilings.links)
+        if (l.name == "nvlink") return Link{fmt::format("nvlink (datasheet {}, one direction)", datasheet->name), l.bytes_per_s};
+    return std::nullopt;
+  }
 
  private:
   const GpuInfo& info() const {

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "harness/errors.hpp"
+#include "harness/registry.hpp"
 #include "suites/attention/attention_cpu_fused.hpp"
 #include "suites/attention/attention_cpu_onednn.hpp"
 #include "suites/attention/attention_cpu_tiled.hpp"
@@ -12,7 +13,7 @@ namespace {
 
 class AttentionCpu final : public Instance {
  public:
-  AttentionCpu(const Problem& p, std::uint64_t seed) : seed_(seed), data_(shape_of(p), parse_dtype(p.dtype), seed) {
+  AttentionCpu(const Problem& p, std::uint64_t seed) : seed_(seed), data_(shape_of(p), p.dtype, seed) {
     const auto& s = data_.shape();
     if (s.impl == "onednn") onednn_.emplace(data_);
     // fp32 prefill: the fused path's tile products by oneDNN (its fp32 micro-kernels beat
@@ -53,5 +54,11 @@ std::unique_ptr<Instance> create_attention_cpu(const Problem& problem, std::uint
   if (shape.impl == "cublaslt") throw PointSkipped("the cuBLASLt path runs on the CUDA backend");
   return std::make_unique<AttentionCpu>(problem, seed);
 }
+
+namespace {
+const RegisterImplementation kAttentionCpu("attention", "cpu", [](const Problem& p, const SetupContext& setup) {
+  return create_attention_cpu(p, setup.seed);
+});
+}  // namespace
 
 }  // namespace rooftop::attention

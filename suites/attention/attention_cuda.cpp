@@ -11,6 +11,7 @@
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "harness/errors.hpp"
+#include "harness/registry.hpp"
 #include "suites/attention/attention_cuda_decode.cuh"
 #include "suites/attention/attention_cuda_prefill.cuh"
 #include "suites/attention/attention_cuda_softmax.cuh"
@@ -156,7 +157,7 @@ class DecodeCuda final : public Instance {
 
 std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uint64_t seed) {
   const auto s = shape_of(problem);
-  const Dtype dtype = parse_dtype(problem.dtype);
+  const Dtype dtype = problem.dtype;
   if (s.decode) return std::make_unique<DecodeCuda>(s, dtype, seed);
   if (s.impl == "cublaslt") {
     if (dtype != Dtype::bf16 && dtype != Dtype::fp16) throw PointSkipped("the cuBLASLt path takes bf16 or fp16");
@@ -168,5 +169,11 @@ std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uin
   if (auto why = prefill_unsupported(config, s.d, dtype); !why.empty()) throw PointSkipped(why);
   return std::make_unique<PrefillCuda>(s, dtype, config, seed);
 }
+
+namespace {
+const RegisterImplementation kAttentionCuda("attention", "cuda", [](const Problem& p, const SetupContext& setup) {
+  return create_attention_cuda(p, setup.seed);
+});
+}  // namespace
 
 }  // namespace rooftop::attention

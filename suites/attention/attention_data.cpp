@@ -10,6 +10,7 @@
 
 #include "harness/bf16.hpp"
 #include "harness/fp16.hpp"
+#include "harness/dtype_facts.hpp"
 #include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
 
@@ -19,13 +20,10 @@ namespace {
 void fill(std::vector<std::uint8_t>& buf, Dtype d, std::int64_t n, std::uint64_t seed) {
   buf.resize(static_cast<std::size_t>(n) * input_size(d));
   std::vector<float> tmp(static_cast<std::size_t>(n));
-  fill_uniform(tmp, seed, -1, 1);
+  const FillRange range = fill_range(d);
+  fill_uniform(tmp, seed, static_cast<float>(range.lo), static_cast<float>(range.hi));
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    if (d == Dtype::fp32) reinterpret_cast<float*>(buf.data())[i] = tmp[i];
-    else if (d == Dtype::bf16) reinterpret_cast<std::uint16_t*>(buf.data())[i] = float_to_bf16(tmp[i]);
-    else reinterpret_cast<std::uint16_t*>(buf.data())[i] = float_to_half(tmp[i]);
-  }
+  for (std::int64_t i = 0; i < n; ++i) store_element(d, buf.data(), static_cast<std::size_t>(i), tmp[i]);
 }
 }  // namespace
 
@@ -55,11 +53,7 @@ std::int64_t AttentionData::kv_offset(std::int64_t b, std::int64_t h, std::int64
 }
 
 double AttentionData::load(const std::vector<std::uint8_t>& buf, std::int64_t i) const {
-  switch (dtype_) {
-    case Dtype::fp32: return reinterpret_cast<const float*>(buf.data())[i];
-    case Dtype::bf16: return bf16_to_float(reinterpret_cast<const std::uint16_t*>(buf.data())[i]);
-    default: return half_to_float(reinterpret_cast<const std::uint16_t*>(buf.data())[i]);
-  }
+  return load_element(dtype_, buf.data(), static_cast<std::size_t>(i));
 }
 
 void AttentionData::poison_output() {
@@ -74,7 +68,7 @@ Correctness AttentionData::check(std::uint64_t seed) const {
   const auto& s = shape_;
   // Output rounding, P rounded to the input type before P x V (as FlashAttention does and
   // the unfused bf16 path must), and fp32 arithmetic far below both.
-  const double u_out = dtype_ == Dtype::fp32 ? 0x1p-24 : dtype_ == Dtype::bf16 ? 0x1p-8 : 0x1p-11;
+  const double u_out = unit_roundoff(dtype_);
   const double u_p = dtype_ == Dtype::fp32 ? 0 : u_out;
   Correctness c;
   c.tolerance = fmt::format("{}*|ref| + {}*sum_j p_j|v_j| + 2^-16*max|v|", dtype_ == Dtype::fp32 ? "2^-24" : dtype_ == Dtype::bf16 ? "2^-8" : "2^-11",

@@ -48,7 +48,7 @@ Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string
   Problem p;
   p.family = "attention";
   p.backend = std::string(backend);
-  p.dtype = std::string(dtype_name(dtype));
+  p.dtype = dtype;
   if (s.decode)
     p.shape = fmt::format("decode_b{}_hq{}_hkv{}_kv{}_d{}_{}", s.b, s.hq, s.hkv, s.skv, s.d,
                           s.block ? fmt::format("paged{}", s.block) : "contiguous");
@@ -140,64 +140,6 @@ AttentionShape parse_attention_shape(std::string_view text) {
   }
   validate(s);
   return s;
-}
-
-namespace {
-// Decode points: 32 query over 8 KV heads, D = 128, each cache contiguous and paged (16).
-void add_decode_points(std::vector<Problem>& points, std::initializer_list<Dtype> dtypes,
-                       const std::vector<std::int64_t>& batches, const std::vector<std::int64_t>& caches,
-                       std::string_view backend) {
-  for (Dtype dtype : dtypes)
-    for (auto b : batches)
-      for (auto kv : caches)
-        for (std::int64_t block : {0, 16})
-          points.push_back(make_attention_problem({true, b, 32, 8, 1, kv, 128, false, block, "fused", ""}, dtype, backend));
-}
-}  // namespace
-
-std::vector<Problem> attention_sweep(Tier tier, std::string_view backend, const std::vector<std::string>& gpu_prefill_tiles) {
-  std::vector<Problem> points;
-  if (backend != "cpu") {
-    // Prefill, FlashAttention's setup: 16k tokens (B x S), hidden 2048 = 16 heads of 128;
-    // at S = 8k also every compiled tile configuration and Llama-3-8B's 32 over 8 heads.
-    const std::vector<std::int64_t> seqs = tier == Tier::smoke   ? std::vector<std::int64_t>{512}
-                                           : tier == Tier::quick ? std::vector<std::int64_t>{512, 2048, 8192}
-                                                                 : std::vector<std::int64_t>{512, 1024, 2048, 4096, 8192, 16384};
-    const std::int64_t tokens = tier == Tier::smoke ? 1024 : 16384, heads = tier == Tier::smoke ? 4 : 16;
-    for (Dtype dtype : {Dtype::bf16, Dtype::fp16})
-      for (auto s : seqs)
-        for (bool causal : {false, true})
-          points.push_back(make_attention_problem({false, tokens / s, heads, heads, s, s, 128, causal, 0, "fused", ""}, dtype, backend));
-    if (tier != Tier::smoke) {
-      for (const auto& tile : gpu_prefill_tiles)
-        for (bool causal : {false, true})
-          points.push_back(make_attention_problem({false, 2, 16, 16, 8192, 8192, 128, causal, 0, "fused", tile}, Dtype::bf16, backend));
-      for (bool causal : {false, true})
-        points.push_back(make_attention_problem({false, 2, 32, 8, 8192, 8192, 128, causal, 0, "fused", ""}, Dtype::bf16, backend));
-      // The unfused path beside the fused kernel, same shapes.
-      for (std::int64_t s : {2048, 8192})
-        for (bool causal : {false, true})
-          points.push_back(make_attention_problem({false, tokens / s, heads, heads, s, s, 128, causal, 0, "cublaslt", ""}, Dtype::bf16, backend));
-    }
-    // Decode: the B = 32 (and 1), caches from 1k to 32k.
-    add_decode_points(points, {Dtype::bf16, Dtype::fp16}, tier == Tier::smoke ? std::vector<std::int64_t>{4} : std::vector<std::int64_t>{1, 32},
-                      tier == Tier::smoke ? std::vector<std::int64_t>{1024} : std::vector<std::int64_t>{1024, 4096, 16384, 32768},
-                      backend);
-    return points;
-  }
-  // Prefill: Llama-3-8B's heads (32 query over 8 KV, D = 128) at CPU-sized head counts.
-  const std::vector<std::int64_t> seqs = tier == Tier::smoke ? std::vector<std::int64_t>{256}
-                                         : tier == Tier::quick ? std::vector<std::int64_t>{512, 1024, 2048}
-                                                               : std::vector<std::int64_t>{512, 1024, 2048, 4096};
-  const std::int64_t hq = 8, hkv = 2, d = tier == Tier::smoke ? 64 : 128;
-  for (Dtype dtype : {Dtype::fp32, Dtype::bf16})
-    for (auto s : seqs)
-      for (bool causal : {false, true})
-        for (const char* impl : {"fused", "onednn"})
-          points.push_back(make_attention_problem({false, 1, hq, hkv, s, s, d, causal, 0, impl, ""}, dtype, backend));
-  add_decode_points(points, {Dtype::fp32, Dtype::bf16}, tier == Tier::smoke ? std::vector<std::int64_t>{2} : std::vector<std::int64_t>{1, 8},
-                    tier == Tier::smoke ? std::vector<std::int64_t>{1024} : std::vector<std::int64_t>{1024, 4096}, backend);
-  return points;
 }
 
 }  // namespace rooftop::attention

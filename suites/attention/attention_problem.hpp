@@ -37,9 +37,4 @@ AttentionShape shape_of(const Problem& problem);
 // "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:mBMnBNwWsS]" or "decode:BxHqxHkvxSkvxD[:paged16|:paged32]".
 AttentionShape parse_attention_shape(std::string_view text);
 
-// `gpu_prefill_tiles`: the GPU prefill kernel's compiled configurations, swept at S = 8k
-// beside the default one.
-std::vector<Problem> attention_sweep(Tier tier, std::string_view backend,
-                                     const std::vector<std::string>& gpu_prefill_tiles = {});
-
 }  // namespace rooftop::attention

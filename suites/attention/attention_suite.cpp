@@ -1,45 +1,32 @@
-#include "suites/attention/attention_suite.hpp"
+// The attention family: its descriptor and tier sweeps. Its implementations register
+// themselves from attention_cpu.cpp (fused and oneDNN) and attention_cuda.cpp.
+#include <fmt/format.h>
 
-#include "harness/errors.hpp"
 #include "harness/registry.hpp"
-#include "suites/attention/attention_cpu.hpp"
-#if defined(ROOFTOP_HAVE_CUDA)
-#include "suites/attention/attention_cuda.hpp"
-#include "suites/attention/attention_cuda_prefill.cuh"
-#endif
+#include "harness/tier_sweep.hpp"
 #include "suites/attention/attention_problem.hpp"
+#include "suites/shape_data.hpp"
 
 namespace rooftop::attention {
+namespace {
 
-void register_attention_suite() {
+Family make_attention_family() {
   Family f;
   f.name = "attention";
   f.description = "Scaled dot-product attention: prefill (causal or not, MHA/GQA) and decode (contiguous or paged KV cache)";
-  f.backends = {"cpu"};
-#if defined(ROOFTOP_HAVE_CUDA)
-  f.backends.push_back("cuda");
-#endif
-  f.dtypes = {"fp32", "bf16", "fp16"};
+  f.dtypes = {Dtype::fp32, Dtype::bf16, Dtype::fp16};
   f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:m128n64w4s2] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
-  f.sweep = [](Tier tier, std::string_view backend) {
-    std::vector<std::string> tiles;
-#if defined(ROOFTOP_HAVE_CUDA)
-    if (backend == "cuda")
-      for (const auto& c : prefill_configs()) tiles.push_back(config_name(c));
-#endif
-    return attention_sweep(tier, backend, tiles);
+  f.shape_points = [](std::string_view shape, Dtype dtype, const PlanContext& c) {
+    return std::vector<Problem>{make_attention_problem(parse_attention_shape(shape), dtype, c.backend)};
   };
-  f.make_problem = [](std::string_view shape, std::string_view dtype, std::string_view backend) {
-    return make_attention_problem(parse_attention_shape(shape), parse_dtype(dtype), backend);
+  f.sweep = [](const PlanContext& c) {
+    return sweep_from_shape_set(*family_named("attention"), embedded_shape_set("attention", tier_name(c.tier)),
+                                fmt::format("suites/attention/shapes/{}.txt", tier_name(c.tier)), c);
   };
-  f.create = [](const Problem& p, std::uint64_t seed) -> std::unique_ptr<Instance> {
-    if (p.backend == "cpu") return create_attention_cpu(p, seed);
-#if defined(ROOFTOP_HAVE_CUDA)
-    if (p.backend == "cuda") return create_attention_cuda(p, seed);
-#endif
-    throw PointSkipped("attention has no '" + p.backend + "' implementation in this build yet");
-  };
-  register_family(std::move(f));
+  return f;
 }
 
+const RegisterFamily kAttention(make_attention_family);
+
+}  // namespace
 }  // namespace rooftop::attention

@@ -1,13 +1,14 @@
 #pragma once
 // One collective, as nccl-tests lays it out: its byte counts, data, bus factor and call.
-// Each lives in its own file (all_reduce.cpp, ...); the common loop in collectives_runner.
+// Each lives in its own file (all_reduce.cpp, ...); the instance on a transport in
+// collective_instance.cpp, the timing in harness/lockstep_loop.cpp.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
 
-#include "suites/collectives/transport.hpp"
+#include "harness/transport.hpp"
 
 namespace rooftop::collectives {
 

@@ -58,7 +58,7 @@ Problem make_collective_problem(const Collective& c, Dtype dtype, std::size_t si
   Problem p;
   p.family = "collectives";
   p.backend = std::string(backend);
-  p.dtype = std::string(dtype_name(dtype));
+  p.dtype = dtype;
   p.shape = fmt::format("{}_{}_{}_r{}", c.name, size_label(size), in_place ? "inplace" : "oop", ranks);
   p.params = {{"collective", c.name}, {"size_bytes", size}, {"ranks", ranks}, {"in_place", in_place},
               {"count", n.call}, {"bus_factor", c.bus_factor(ranks)}, {"root", 0}};
@@ -108,31 +108,5 @@ std::vector<Problem> parse_collective_shape(std::string_view text, Dtype dtype, 
   return points;
 }
 
-std::vector<Problem> collectives_sweep(Tier tier, std::string_view backend, int ranks) {
-  const bool gpu = backend != "cpu";
-  std::size_t min = 1 << 10, max = 1 << 20;
-  double factor = 32;
-  std::vector<Dtype> dtypes{Dtype::fp32};
-  if (tier == Tier::quick) {
-    max = gpu ? 4ull << 30 : 64ull << 20;
-    factor = gpu ? 4 : 8;
-    dtypes = {Dtype::bf16, Dtype::fp32};
-  } else if (tier == Tier::full) {
-    max = gpu ? 8ull << 30 : 1ull << 30;
-    factor = 2;
-    dtypes = {Dtype::bf16, Dtype::fp16, Dtype::fp32, Dtype::int8};
-    if (gpu) dtypes.push_back(Dtype::fp8);  // NCCL 2.24 and later; MPI has no fp8
-  }
-  std::vector<Problem> points;
-  for (Dtype d : dtypes)
-    for (const auto* c : all_collectives())
-      for (bool in_place : {false, true}) {
-        if (in_place && (!c->has_in_place || d != dtypes.front())) continue;
-        for (auto size : size_range(min, max, factor))
-          if (unusable_size(*c, size, d, ranks).empty())
-            points.push_back(make_collective_problem(*c, d, size, in_place, ranks, backend));
-      }
-  return points;
-}
 
 }  // namespace rooftop::collectives

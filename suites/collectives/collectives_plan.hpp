@@ -1,6 +1,7 @@
 #pragma once
 // The points of a collectives run: collective x dtype x size (nccl-tests' min, max, factor)
-// x in place or not, for a known number of ranks. Sizes are nccl-tests' "size" column.
+// x in place or not, for a known number of ranks. Sizes are nccl-tests' "size" column; the
+// tiers' ranges are in shapes/*.txt.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -8,7 +9,6 @@
 
 #include "harness/dtype.hpp"
 #include "harness/problem.hpp"
-#include "harness/tier.hpp"
 #include "suites/collectives/collective.hpp"
 
 namespace rooftop::collectives {
@@ -28,6 +28,5 @@ Problem make_collective_problem(const Collective& c, Dtype dtype, std::size_t si
 const Collective& collective_of(const Problem& p);
 // The user's shape: NAME:MIN[-MAX[:fFACTOR]][:inplace], e.g. all_reduce:1K-4G:f2.
 std::vector<Problem> parse_collective_shape(std::string_view text, Dtype dtype, int ranks, std::string_view backend);
-std::vector<Problem> collectives_sweep(Tier tier, std::string_view backend, int ranks);
 
 }  // namespace rooftop::collectives

@@ -1,7 +1,9 @@
 #include "suites/gemm/gemm_cuda.hpp"
 
+#include "harness/registry.hpp"
 #include "devices/cuda/cublaslt_matmul.hpp"
 #include "devices/cuda/gpu_kernels.hpp"
+#include "harness/dtype_facts.hpp"
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
 
@@ -11,11 +13,11 @@ namespace {
 class GemmCuda final : public Instance {
  public:
   GemmCuda(const Problem& p, std::uint64_t seed)
-      : dtype_(parse_dtype(p.dtype)), shape_(shape_of(p)), seed_(seed), matmul_(dtype_, shape_.m, shape_.n, shape_.k) {
+      : dtype_(p.dtype), shape_(shape_of(p)), seed_(seed), matmul_(dtype_, shape_.m, shape_.n, shape_.k) {
     // Fresh random inputs from the point's seed, drawn on the device; never zeros.
-    const double range = dtype_ == Dtype::int8 ? 64 : 1;
-    gpu::fill_uniform(dtype_, matmul_.a(), static_cast<std::size_t>(shape_.m * shape_.k), seed, -range, range);
-    gpu::fill_uniform(dtype_, matmul_.b(), static_cast<std::size_t>(shape_.n * shape_.k), seed + 1, -range, range);
+    const FillRange range = fill_range(dtype_);
+    gpu::fill_uniform(dtype_, matmul_.a(), static_cast<std::size_t>(shape_.m * shape_.k), seed, range.lo, range.hi);
+    gpu::fill_uniform(dtype_, matmul_.b(), static_cast<std::size_t>(shape_.n * shape_.k), seed + 1, range.lo, range.hi);
   }
 
   std::string implementation() const override { return matmul_.algorithm(); }
@@ -45,5 +47,11 @@ class GemmCuda final : public Instance {
 std::unique_ptr<Instance> create_gemm_cuda(const Problem& problem, std::uint64_t seed) {
   return std::make_unique<GemmCuda>(problem, seed);
 }
+
+namespace {
+const RegisterImplementation kGemmCuda("gemm", "cuda", [](const Problem& p, const SetupContext& setup) {
+  return create_gemm_cuda(p, setup.seed);
+});
+}  // namespace
 
 }  // namespace rooftop::gemm

@@ -9,28 +9,7 @@
 
 namespace rooftop::gemm {
 namespace {
-// Llama-3-8B's projections, (N, K): q/o, fused qkv (4096 + 2 x 1024), gate/up, down.
-constexpr GemmShape kLlamaProjections[] = {{0, 4096, 4096}, {0, 6144, 4096}, {0, 14336, 4096}, {0, 4096, 14336}};
-
-struct TierSweep {
-  std::vector<std::int64_t> square;
-  std::vector<std::int64_t> llama_m;  // tokens in flight: decode (1, 16), prefill chunks
-};
-
 bool on_gpu(std::string_view backend) { return backend != "cpu"; }
-
-// A GPU runs 8192^3 in milliseconds (it is where its matrix peak shows); a CPU in seconds.
-TierSweep sweep_of(Tier tier, std::string_view backend) {
-  TierSweep s;
-  switch (tier) {
-    case Tier::smoke: s = {{256, 512}, {16}}; break;
-    case Tier::quick: s = {{256, 512, 1024, 2048}, {1, 16, 128}}; break;
-    case Tier::full: s = {{256, 512, 1024, 2048, 3072, 4096}, {1, 16, 128, 2048}}; break;
-  }
-  if (on_gpu(backend) && tier != Tier::smoke) s.square.push_back(8192);
-  if (on_gpu(backend) && tier == Tier::quick) s.square.insert(s.square.end() - 1, 4096);
-  return s;
-}
 
 // cuBLASLt's workspace, beside the operands.
 constexpr double kGpuWorkspaceBytes = 64.0 * (1 << 20);
@@ -46,7 +25,7 @@ Problem make_gemm_problem(const GemmShape& s, Dtype dtype, std::string_view back
   Problem p;
   p.family = "gemm";
   p.backend = std::string(backend);
-  p.dtype = std::string(dtype_name(dtype));
+  p.dtype = dtype;
   p.shape = fmt::format("m{}_n{}_k{}", s.m, s.n, s.k);
   p.params = {{"m", s.m}, {"n", s.n}, {"k", s.k}, {"set", std::string(set)},
               {"layout", on_gpu(backend) ? "A [M,K] row-major, B stored [N,K] (weights as nn.Linear keeps them), C [M,N] row-major"
@@ -85,17 +64,5 @@ GemmShape shape_of(const Problem& p) {
   return {p.params.at("m").get<std::int64_t>(), p.params.at("n").get<std::int64_t>(), p.params.at("k").get<std::int64_t>()};
 }
 
-std::vector<Problem> gemm_sweep(Tier tier, std::string_view backend) {
-  const auto sweep = sweep_of(tier, backend);
-  std::vector<Problem> points;
-  const std::vector<Dtype> cpu_dtypes = {Dtype::fp32, Dtype::bf16, Dtype::int8};
-  const auto dtypes = on_gpu(backend) ? std::vector<Dtype>(all_dtypes().begin(), all_dtypes().end()) : cpu_dtypes;
-  for (Dtype d : dtypes) {
-    for (auto n : sweep.square) points.push_back(make_gemm_problem({n, n, n}, d, backend, "square"));
-    for (auto m : sweep.llama_m)
-      for (auto nk : kLlamaProjections) points.push_back(make_gemm_problem({m, nk.n, nk.k}, d, backend, "llama3_8b"));
-  }
-  return points;
-}
 
 }  // namespace rooftop::gemm

@@ -1,5 +1,6 @@
 #pragma once
-// The GEMM problem, C[M,N] = A[M,K] x B[K,N]: its work, its sweeps and the shape syntax.
+// The GEMM problem, C[M,N] = A[M,K] x B[K,N]: its work and the shape syntax
+// (the tiers' shapes are in shapes/*.txt).
 // The FLOP and byte counts of a GEMM live here and nowhere else.
 #include <cstdint>
 #include <string_view>
@@ -19,8 +20,5 @@ Problem make_gemm_problem(const GemmShape& shape, Dtype dtype, std::string_view 
 // "MxNxK", e.g. "2048x2048x2048"; throws InputError on anything else or a non-positive size.
 GemmShape parse_gemm_shape(std::string_view text);
 GemmShape shape_of(const Problem& problem);
-
-// The tier's points: a square sweep and Llama-3-8B projection shapes.
-std::vector<Problem> gemm_sweep(Tier tier, std::string_view backend);
 
 }  // namespace rooftop::gemm

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/bf16.hpp"
+#include "harness/dtype_facts.hpp"
 #include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
 
@@ -15,12 +16,9 @@ namespace rooftop::gemm {
 namespace {
 
 double load(Dtype d, const void* p, std::int64_t i) {
-  switch (d) {
-    case Dtype::fp32: return static_cast<const float*>(p)[i];
-    case Dtype::bf16: return bf16_to_float(static_cast<const std::uint16_t*>(p)[i]);
-    case Dtype::int8: return static_cast<const std::int8_t*>(p)[i];
-    default: throw PointSkipped("the CPU GEMM reference reads fp32, bf16 and int8 only");
-  }
+  if (d != Dtype::fp32 && d != Dtype::bf16 && d != Dtype::int8)
+    throw PointSkipped("the CPU GEMM reference reads fp32, bf16 and int8 only");
+  return load_element(d, p, static_cast<std::size_t>(i));
 }
 
 double load_output(Dtype d, const void* p, std::int64_t i) {
@@ -65,15 +63,15 @@ void poison_output(Dtype d, void* c, std::int64_t elements) {
 }
 
 GemmTolerance gemm_tolerance(Dtype d, std::int64_t k) {
-  const double u_acc = 0x1p-24, gamma = 8.0 * std::sqrt(static_cast<double>(k)) * u_acc;
+  const double u_acc = unit_roundoff(Dtype::fp32), gamma = 8.0 * std::sqrt(static_cast<double>(k)) * u_acc;
   const std::string acc = "8*sqrt(K)*2^-24*sum|a*b|";
   switch (d) {
-    case Dtype::fp32: return {0x1p-24, gamma, 0, 0, "2^-24*|ref| + " + acc};
+    case Dtype::fp32: return {unit_roundoff(d), gamma, 0, 0, "2^-24*|ref| + " + acc};
     // tf32 keeps 10 mantissa bits of each fp32 input: a bias up to 2^-10 |ref| when they are
     // truncated, and a random error per product of up to 2 x 2^-10.
     case Dtype::tf32: return {0x1p-10, gamma, 8 * 0x1p-10, 0, "2^-10*|ref| + " + acc + " + 8*2^-10*sqrt(sum (a*b)^2)"};
-    case Dtype::bf16: return {0x1p-8, gamma, 0, 0, "2^-8*|ref| + " + acc};
-    case Dtype::fp16: return {0x1p-11, gamma, 0, 0, "2^-11*|ref| + " + acc};
+    case Dtype::bf16: return {unit_roundoff(d), gamma, 0, 0, "2^-8*|ref| + " + acc};
+    case Dtype::fp16: return {unit_roundoff(d), gamma, 0, 0, "2^-11*|ref| + " + acc};
     // Hopper's fp8 tensor cores accumulate with fewer bits than fp32 (DeepSeek-V3 report,
     // section 3.3.2: about 14). Measured on an H100 through cuBLASLt: worst error about
     // 2^-19.4 sqrt(K) sum|a*b| over 65,536 elements; 8 sqrt(K) 2^-18 leaves a factor 20.

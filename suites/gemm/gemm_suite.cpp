@@ -1,37 +1,32 @@
-#include "suites/gemm/gemm_suite.hpp"
+// The GEMM family: its descriptor and tier sweeps. Its implementations register themselves
+// from gemm_cpu.cpp (oneDNN) and gemm_cuda.cpp (cuBLASLt).
+#include <fmt/format.h>
 
-#include "harness/errors.hpp"
 #include "harness/registry.hpp"
-#include "suites/gemm/gemm_cpu.hpp"
-#if defined(ROOFTOP_HAVE_CUDA)
-#include "suites/gemm/gemm_cuda.hpp"
-#endif
+#include "harness/tier_sweep.hpp"
 #include "suites/gemm/gemm_problem.hpp"
+#include "suites/shape_data.hpp"
 
 namespace rooftop::gemm {
+namespace {
 
-void register_gemm_suite() {
+Family make_gemm_family() {
   Family f;
   f.name = "gemm";
   f.description = "Dense matrix multiply C = A x B: a square sweep and Llama-3-8B projection shapes";
-  f.backends = {"cpu"};
-#if defined(ROOFTOP_HAVE_CUDA)
-  f.backends.push_back("cuda");
-#endif
-  f.dtypes = {"fp32", "tf32", "bf16", "fp16", "fp8", "int8"};  // the CPU runs fp32, bf16, int8
+  f.dtypes = {Dtype::fp32, Dtype::tf32, Dtype::bf16, Dtype::fp16, Dtype::fp8, Dtype::int8};  // the CPU runs fp32, bf16, int8
   f.shape_syntax = "MxNxK";
-  f.sweep = gemm_sweep;
-  f.make_problem = [](std::string_view shape, std::string_view dtype, std::string_view backend) {
-    return make_gemm_problem(parse_gemm_shape(shape), parse_dtype(dtype), backend, "user");
+  f.shape_points = [](std::string_view shape, Dtype dtype, const PlanContext& c) {
+    return std::vector<Problem>{make_gemm_problem(parse_gemm_shape(shape), dtype, c.backend, "user")};
   };
-  f.create = [](const Problem& p, std::uint64_t seed) -> std::unique_ptr<Instance> {
-    if (p.backend == "cpu") return create_gemm_cpu(p, seed);
-#if defined(ROOFTOP_HAVE_CUDA)
-    if (p.backend == "cuda") return create_gemm_cuda(p, seed);
-#endif
-    throw PointSkipped("gemm has no '" + p.backend + "' implementation in this build");
+  f.sweep = [](const PlanContext& c) {
+    return sweep_from_shape_set(*family_named("gemm"), embedded_shape_set("gemm", tier_name(c.tier)),
+                                fmt::format("suites/gemm/shapes/{}.txt", tier_name(c.tier)), c);
   };
-  register_family(std::move(f));
+  return f;
 }
 
+const RegisterFamily kGemm(make_gemm_family);
+
+}  // namespace
 }  // namespace rooftop::gemm

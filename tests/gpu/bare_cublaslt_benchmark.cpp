@@ -25,7 +25,6 @@
 #include "harness/runner.hpp"
 #include "harness/statistics.hpp"
 #include "suites/gemm/gemm_problem.hpp"
-#include "suites/suites.hpp"
 
 using namespace rooftop;
 
@@ -61,7 +60,6 @@ int main(int argc, char** argv) {
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 3;
   const auto pause = std::chrono::duration<double>(argc > 4 ? std::atof(argv[4]) : 2.0);
   register_all_backends();
-  register_all_suites();
   const auto& backend = find_backend("cuda");
   fmt::print("{}\n", backend.summary());
   for (const auto& shape_text : shapes)
@@ -94,7 +92,7 @@ int main(int argc, char** argv) {
         RunMetadata meta;
         meta.backend = "cuda";
         bool interrupted = false;
-        const auto r = run_points(o, backend, meta, interrupted);
+        const auto r = run_points(o, backend, meta, nullptr, interrupted);
         std::vector<double> t;
         for (const auto& s : r.results.at(0).samples) t.push_back(s.seconds_per_iteration);
         harness.push_back(t.empty() ? 0 : median(t));

@@ -17,8 +17,9 @@
 #include "suites/attention/attention_cuda.hpp"
 #include "suites/attention/attention_cuda_prefill.cuh"
 #include "suites/attention/attention_problem.hpp"
-#include "suites/collectives/collectives_runner.hpp"
-#include "suites/collectives/transports.hpp"
+#include "devices/devices.hpp"
+#include "harness/backend.hpp"
+#include "harness/runner.hpp"
 #include "suites/gemm/gemm_cuda.hpp"
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
@@ -189,9 +190,13 @@ TEST_CASE("collectives: small points after large points of other collectives are
               "sendrecv:1M",   "reduce_scatter:4G", "all_reduce:1M", "sendrecv:4G", "alltoall:1M"};
   o.repetitions = 1;
   o.min_time_s = 1e-3;
-  auto transport = collectives::make_transport("cuda");
+  o.suites = {"collectives"};
+  register_all_backends();
+  const auto& backend = find_backend("cuda");
+  auto transport = backend.make_transport();
   INFO(transport->name() << " on " << transport->ranks() << " GPUs");
-  const auto run = collectives::run_collectives(o, *transport, RunMetadata{});
+  bool interrupted = false;
+  const auto run = run_points(o, backend, RunMetadata{}, transport.get(), interrupted);
   REQUIRE(run.results.size() == o.shapes.size());
   for (const auto& r : run.results) {
     INFO(r.problem.name() << ": " << r.reason);

@@ -1,0 +1,196 @@
+// `rooftop baseline`, `rooftop gate` and `rooftop compare`: stored baselines and verdicts.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "harness/atomic_file.hpp"
+#include "harness/backend.hpp"
+#include "harness/baselines.hpp"
+#include "cli/commands.hpp"
+#include "harness/errors.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/gate.hpp"
+#include "harness/paths.hpp"
+#include "reports/gate_printers.hpp"
+
+namespace rooftop::cli {
+namespace fs = std::filesystem;
+namespace {
+
+struct GateOutputs {
+  std::string config, markdown, junit, json;
+  double alpha = 0, tau = 0;
+};
+
+void add_output_options(CLI::App* cmd, GateOutputs& o) {
+  cmd->add_option("--config", o.config, "Gate config JSON: alpha, tau_kernel, tau_system, overrides per benchmark")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--alpha", o.alpha, "Family-wise false-alarm level after Holm (default 0.001)")->check(CLI::Range(1e-12, 0.5));
+  cmd->add_option("--tau", o.tau, "Slowdown that matters, for every benchmark (default 0.03 kernels, 0.05 systems)")
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--markdown", o.markdown, "Write a Markdown summary (CI job summary, PR comment)");
+  cmd->add_option("--junit", o.junit, "Write JUnit XML: FAIL as failure, INCONCLUSIVE as skipped");
+  cmd->add_option("--json", o.json, "Write the verdicts and samples as JSON");
+}
+
+// --config, else a gate.json kept beside this device's baselines (thresholds calibrated for
+// that machine), else the defaults; --alpha and --tau override.
+GateConfig config_of(const GateOutputs& o, const fs::path& machine_config = {}) {
+  GateConfig c = !o.config.empty()                                        ? load_gate_config(o.config)
+                 : !machine_config.empty() && fs::exists(machine_config) ? load_gate_config(machine_config)
+                                                                         : GateConfig{};
+  if (o.alpha > 0) c.alpha = o.alpha;
+  if (o.tau > 0) c.tau_kernel = c.tau_system = o.tau;
+  return c;
+}
+
+int report(const GateReport& r, const GateOutputs& o) {
+  reports::print_gate_table(std::cout, r);
+  if (!o.markdown.empty()) write_file_atomically(o.markdown, reports::gate_markdown(r));
+  if (!o.junit.empty()) write_file_atomically(o.junit, reports::gate_junit(r));
+  if (!o.json.empty()) write_file_atomically(o.json, reports::gate_json(r).dump(2) + "\n");
+  if (r.count(Verdict::fail)) return kExitFailure;
+  // Nothing in common is not a pass: a baseline of another suite, tier or shapes, or an
+  // empty run, compared no benchmark at all.
+  const auto compared = r.count(Verdict::pass) + r.count(Verdict::improved) + r.count(Verdict::inconclusive);
+  if (compared == 0) {
+    fmt::print(stderr, "rooftop: error: no benchmark was compared ({} NEW, {} MISSING): the run and the baseline share "
+                       "no benchmark name; gate a run of the baseline's suite, tier and shapes, or make a baseline of "
+                       "this run (`rooftop baseline update`)\n",
+               r.count(Verdict::added), r.count(Verdict::missing));
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+std::string make_baseline_hint(const RunResults& run, const fs::path& store) {
+  std::set<std::string> suites;
+  for (const auto& r : run.results) suites.insert(r.problem.family);
+  std::string list;
+  for (const auto& s : suites) list += (list.empty() ? "" : ",") + s;
+  return fmt::format("rooftop run --suite {} --backend {} --tier {} --benchmark_enable_random_interleaving=true --out baseline-run.json "
+                     "&& rooftop baseline update baseline-run.json --baselines {}",
+                     list, run.meta.backend, run.meta.tier, store.string());
+}
+
+// The baseline for `run` from a file (*.json) or a store directory; nullopt when the store
+// has none for this device.
+std::optional<RunResults> find_baseline(const fs::path& where, const RunResults& run, std::string& origin) {
+  std::vector<fs::path> files;
+  if (where.extension() != ".json") {  // a store directory, perhaps not made yet
+    std::set<std::string> suites;
+    for (const auto& r : run.results) suites.insert(r.problem.family);
+    for (const auto& s : suites)
+      if (fs::exists(baseline_file(where, run.meta.fingerprint, s))) files.push_back(baseline_file(where, run.meta.fingerprint, s));
+    if (files.empty()) return std::nullopt;
+  } else {
+    files.push_back(where);
+  }
+  RunResults merged;
+  for (const auto& f : files) {
+    auto b = load_results(f);
+    if (b.meta.fingerprint != run.meta.fingerprint)
+      throw InputError(fmt::format("{}: field 'device.fingerprint' is {}, but the results are from {}: a baseline of "
+                                   "another device cannot gate this one (use `rooftop compare` to compare machines)",
+                                   f.string(), b.meta.fingerprint, run.meta.fingerprint));
+    if (b.meta.tier != run.meta.tier)
+      throw InputError(fmt::format("{}: field 'tier' is {}, but the results are tier {}: gate like against like",
+                                   f.string(), b.meta.tier, run.meta.tier));
+    if (merged.results.empty()) merged.meta = b.meta;
+    for (auto& r : b.results) merged.results.push_back(std::move(r));
+    origin += (origin.empty() ? "" : ", ") + f.string();
+  }
+  return merged;
+}
+}  // namespace
+
+void add_baseline_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("baseline", "Store and list baselines: baselines/<device-fingerprint>/<suite>.json");
+  cmd->require_subcommand(1);
+  auto store = std::make_shared<std::string>(default_baseline_store().string());
+
+  auto* update = cmd->add_subcommand("update", "Promote a results file to this device's baselines (one file per suite)");
+  auto results = std::make_shared<std::string>();
+  update->add_option("results", *results, "Results JSON of `rooftop run`")->required();
+  update->add_option("--baselines", *store, "Baseline store ($ROOFTOP_BASELINES, else ./baselines)")->capture_default_str();
+  auto append = std::make_shared<bool>(false);
+  update->add_flag("--append", *append, "Pool this run's samples into the stored baseline instead of replacing it");
+  update->callback([=, &exit_code] {
+    const auto run = load_results(*results);
+    for (const auto& f : promote_baselines(run, *results, *store, *append)) fmt::print("wrote {}\n", f.string());
+    exit_code = kExitOk;
+  });
+
+  auto* show = cmd->add_subcommand("show", "List the baselines stored for this device");
+  auto backend = std::make_shared<std::string>("cpu");
+  auto suite = std::make_shared<std::string>();
+  show->add_option("--backend", *backend, "Backend whose device is meant")->capture_default_str();
+  show->add_option("--suite", *suite, "Only this suite (exit 3 when it has no baseline)");
+  show->add_option("--baselines", *store, "Baseline store")->capture_default_str();
+  show->callback([=, &exit_code] {
+    const auto& b = find_backend(*backend);
+    const auto found = list_baselines(*store, b.fingerprint());
+    int shown = 0;
+    for (const auto& s : found) {
+      if (!suite->empty() && s.suite != *suite) continue;
+      fmt::print("{:<12} {:>4} points  tier {:<6} commit {:<14} {}  {}\n", s.suite, s.points, s.tier, s.commit, s.created,
+                 s.file.string());
+      ++shown;
+    }
+    if (!shown) {
+      fmt::print(stderr, "no baseline{} for {} in {}: make one with `rooftop run --suite {} --backend {} --tier quick "
+                         "--benchmark_enable_random_interleaving=true --out r.json && rooftop baseline update r.json "
+                         "--baselines {}`\n", suite->empty() ? "" : " of " + *suite, b.fingerprint(), *store,
+                 suite->empty() ? "SUITE" : *suite, *backend, *store);
+      exit_code = kExitNoBaseline;
+      return;
+    }
+    exit_code = kExitOk;
+  });
+}
+
+void add_gate_commands(CLI::App& app, int& exit_code) {
+  auto* gate = app.add_subcommand("gate", "Compare a run with the stored baseline of its device: FAIL on a real regression");
+  auto baseline = std::make_shared<std::string>(default_baseline_store().string());
+  auto results = std::make_shared<std::string>();
+  auto outputs = std::make_shared<GateOutputs>();
+  gate->add_option("--baseline", *baseline, "Baseline file, or a store directory (default $ROOFTOP_BASELINES or ./baselines)")
+      ->capture_default_str();
+  gate->add_option("results", *results, "Results JSON of `rooftop run`")->required();
+  add_output_options(gate, *outputs);
+  gate->callback([=, &exit_code] {
+    const auto run = load_results(*results);
+    std::string origin;
+    const auto base = find_baseline(*baseline, run, origin);
+    if (!base) {
+      fmt::print(stderr, "rooftop: no baseline for device {} in {}; make one with:\n  {}\n", run.meta.fingerprint,
+                 *baseline, make_baseline_hint(run, *baseline));
+      exit_code = kExitNoBaseline;
+      return;
+    }
+    const fs::path store(*baseline);
+    const auto machine_config = store.extension() == ".json"
+                                    ? fs::path()
+                                    : store / checked_path_component(run.meta.fingerprint, "device fingerprint") / "gate.json";
+    if (outputs->config.empty() && fs::exists(machine_config)) fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
+    exit_code = report(gate_results(*base, run, config_of(*outputs, machine_config), origin, *results), *outputs);
+  });
+
+  auto* compare = app.add_subcommand("compare", "Compare two results files (A is the reference, B the candidate)");
+  auto a = std::make_shared<std::string>(), b = std::make_shared<std::string>();
+  auto compare_outputs = std::make_shared<GateOutputs>();
+  compare->add_option("A", *a, "Reference results JSON")->required();
+  compare->add_option("B", *b, "Candidate results JSON")->required();
+  add_output_options(compare, *compare_outputs);
+  compare->callback([=, &exit_code] {
+    const auto ra = load_results(*a), rb = load_results(*b);
+    if (ra.meta.fingerprint != rb.meta.fingerprint)
+      fmt::print(stderr, "rooftop: note: {} and {} are from different devices ({} vs {})\n", *a, *b, ra.meta.fingerprint,
+                 rb.meta.fingerprint);
+    exit_code = report(gate_results(ra, rb, config_of(*compare_outputs), *a, *b), *compare_outputs);
+  });
+}
+
+}  // namespace rooftop::cli

@@ -1,0 +1,55 @@
+// `rooftop report`: a self-contained HTML roofline report (and a Markdown summary) of one or
+// more results files; with --baseline, the gate's verdicts beside them.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "harness/atomic_file.hpp"
+#include "cli/commands.hpp"
+#include "harness/errors.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/gate.hpp"
+#include "reports/html_report.hpp"
+
+namespace rooftop::cli {
+
+void add_report_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("report", "Render results as one self-contained HTML roofline report");
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto out = std::make_shared<std::string>("report.html");
+  auto markdown = std::make_shared<std::string>();
+  auto baseline = std::make_shared<std::string>();
+  auto templates = std::make_shared<std::string>();
+  auto prices = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("results", *files, "Results JSON files (several devices: the comparison view)")->required();
+  cmd->add_option("-o,--out", *out, "HTML file to write")->capture_default_str();
+  cmd->add_option("--markdown", *markdown, "Also write a Markdown summary");
+  cmd->add_option("--baseline", *baseline, "Baseline results file: show the gate's verdicts for the first results file");
+  cmd->add_option("--templates", *templates, "Folder of report.html.mustache and report.md.mustache");
+  cmd->add_option("--price", *prices, "FINGERPRINT=USD: a device's price, for performance per dollar");
+  cmd->callback([=, &exit_code] {
+    std::vector<reports::ReportInput> inputs;
+    for (const auto& f : *files) inputs.push_back({f, load_results(f)});
+    reports::ReportOptions options;
+    options.templates = templates->empty() ? reports::default_templates_dir() : std::filesystem::path(*templates);
+    for (const auto& p : *prices) {
+      const auto eq = p.find('=');
+      const double usd = eq == std::string::npos ? 0 : std::atof(p.c_str() + eq + 1);
+      if (!(usd > 0) || !std::isfinite(usd)) throw InputError(fmt::format("--price '{}': write FINGERPRINT=USD, e.g. cpu-...=12000", p));
+      options.price_usd[p.substr(0, eq)] = usd;
+    }
+    if (!baseline->empty())
+      options.gate = gate_results(load_results(*baseline), inputs.front().run, GateConfig{}, *baseline, inputs.front().origin);
+    // Render everything first: nothing is written unless the whole report rendered.
+    const auto html = reports::render_html_report(inputs, options);
+    const auto md = markdown->empty() ? std::string() : reports::render_markdown_report(inputs, options);
+    write_file_atomically(*out, html);
+    if (!markdown->empty()) write_file_atomically(*markdown, md);
+    fmt::print(stderr, "rooftop: wrote {} ({:.1f} KB)\n", *out, static_cast<double>(html.size()) / 1024);
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace rooftop::cli

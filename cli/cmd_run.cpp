@@ -1,0 +1,189 @@
+// `rooftop run`: measure the points of one or more suites on a backend.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include <iostream>
+#include <random>
+
+#include "cli/commands.hpp"
+#include "cli/profile_lookup.hpp"
+#include "devices/ranks/local_ranks.hpp"
+#include "harness/backend.hpp"
+#include "harness/datasheets.hpp"
+#include "harness/errors.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/process_group.hpp"
+#include "harness/runner.hpp"
+#include "harness/version.hpp"
+#include "reports/printers.hpp"
+
+namespace rooftop::cli {
+namespace {
+
+// CLI11's PositiveNumber lets NaN and infinity through.
+const CLI::Validator kFinitePositive(
+    [](std::string& s) {
+      char* end = nullptr;
+      const double v = std::strtod(s.c_str(), &end);
+      return end != s.c_str() && *end == '\0' && std::isfinite(v) && v > 0 ? std::string()
+                                                                             : "'" + s + "' is not a finite number > 0";
+    },
+    "POSITIVE");
+
+int count_failures(const nlohmann::ordered_json& j) {
+  int failures = 0;
+  for (const auto& r : j["results"]) {
+    const auto status = r["status"].get<std::string>();
+    if (status == "failed" || status == "error") ++failures;
+  }
+  return failures;
+}
+int results_exit_code(const nlohmann::ordered_json& j) { return count_failures(j) ? kExitFailure : kExitOk; }
+
+struct RunFlags {
+  RunOptions options;
+  std::string tier = "quick";
+  std::string out;
+  std::string format = "table";
+  bool wide = false;
+  std::string profile;
+  std::int64_t seed = -1;
+  double min_time = 0;
+  int ranks = 1;
+};
+
+int execute_run(RunFlags& f) {
+  auto& o = f.options;
+  o.tier = parse_tier(f.tier);
+  if (f.ranks > 1 && !launched_as_local_rank()) {
+    if (!runs_in_lockstep(o) || o.backend != "cuda")
+      throw InputError("--ranks starts one process per GPU for the NCCL collectives: use it with --suite collectives "
+                       "--backend cuda (CPU ranks exchange data through MPI: mpirun -np N rooftop run ...)");
+    if (launched_by_mpi())
+      throw InputError("--ranks under an MPI launcher: let one of them start the ranks, not both");
+    plan_points(o, 0, f.ranks);  // a bad tier, shape or filter said once, not by every rank
+    return launch_local_ranks(f.ranks);
+  }
+  if (f.min_time > 0) o.min_time_s = f.min_time;
+  if (!f.out.empty()) o.out = f.out;
+  o.seed = f.seed >= 0 ? static_cast<std::uint64_t>(f.seed) : std::random_device{}();
+  const auto& backend = find_backend(o.backend);
+  const bool lockstep = runs_in_lockstep(o);
+  std::unique_ptr<Transport> transport;
+  if (lockstep) transport = backend.make_transport();  // MPI_Init before anything prints
+  const bool writer = !transport || transport->writes_results();
+  // Input errors (suite, dtype, shape, filter) before anything is measured. A rank that
+  // refuses its arguments alone would leave the others waiting for it.
+  std::string refused;
+  try {
+    plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
+  } catch (const InputError& e) {
+    if (!transport) throw;
+    refused = e.what();
+  }
+  if (transport && !transport->all_processes(refused.empty()))
+    throw InputError(refused.empty() ? "another rank refused its arguments (its message says why): give every rank "
+                                       "the same arguments"
+                                     : refused);
+  const auto lookup = find_profile(backend, f.profile);
+  if (!lookup.profile && writer) fmt::print(stderr, "rooftop: note: {}; roofline fields will be empty\n", lookup.source);
+
+  RunMetadata meta;
+  meta.rooftop_version = kVersion;
+  meta.git_commit = kGitCommit;
+  meta.created = utc_now_iso8601();
+  meta.host = host_properties();
+  meta.command = o.command_line;
+  meta.tier = f.tier;
+  meta.seed = o.seed;
+  meta.backend = backend.name();
+  meta.fingerprint = backend.fingerprint();
+  meta.device = backend.properties();
+  meta.ceilings_source = lookup.source;
+  if (lookup.profile) {
+    meta.ceilings = lookup.profile->measured;
+    meta.datasheet = lookup.profile->datasheet;
+  } else {
+    // Not characterized: the datasheet still gives the report its dashed roofs and the
+    // collectives their link.
+    const std::string device_name = meta.device.value("name", meta.device.value("model_name", std::string()));
+    meta.datasheet = resolve_datasheet("", device_name, default_specs_dir());
+  }
+
+  bool interrupted = false;
+  const auto results = run_points(o, backend, std::move(meta), transport.get(), interrupted);
+  if (!writer) return results_exit_code(results_to_json(results));  // rank 0 prints and writes
+  const auto j = results_to_json(results);
+  reports::print_results(std::cout, f.format, j, f.wide);
+
+  const int failures = count_failures(j);
+  for (const auto& r : j["results"]) {
+    if (r["roofline"].is_object() && r["roofline"]["above_ceiling"].get<bool>())
+      fmt::print(stderr, "rooftop: WARNING: {} runs at {:.0f}% of its {} roof: the ceiling is wrong (measured low, "
+                         "e.g. while the machine was busy); run `rooftop characterize --merge` to keep the best of both\n",
+                 r["name"].get<std::string>(),
+                 r["roofline"]["percent_of_attainable"].get<double>(), r["roofline"]["compute_ceiling"].get<std::string>());
+  }
+  if (o.out) fmt::print(stderr, "rooftop: wrote {}\n", o.out->string());
+  if (interrupted) {
+    fmt::print(stderr, "rooftop: interrupted; kept the {} points that finished\n", results.results.size());
+    return kExitInterrupted;
+  }
+  if (failures) {
+    fmt::print(stderr, "rooftop: {} point(s) failed or could not run; see their reasons above\n", failures);
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::string>& benchmark_args,
+                     const std::string& command_line) {
+  auto* cmd = app.add_subcommand("run", "Run suites: check every point, time it, place it under the roofline");
+  auto flags = std::make_shared<RunFlags>();
+  auto& o = flags->options;
+  o.benchmark_args = benchmark_args;
+  o.command_line = command_line;
+  cmd->add_option("--suite", o.suites, "Suites to run (default: every single-process suite of the backend; "
+                                       "collectives run when named)")->delimiter(',');
+  cmd->add_option("--backend", o.backend, "Backend")->capture_default_str();
+  cmd->add_option("--tier", flags->tier, "smoke (seconds), quick (about a minute per suite), full (nightly)")
+      ->capture_default_str();
+  cmd->add_option("--filter", o.filter, "Regular expression searched in point names, e.g. 'bf16/m2048'");
+  cmd->add_option("--dtype", o.dtypes, "Only these dtypes")->delimiter(',');
+  cmd->add_option("--shape", o.shapes, "Run these shapes instead of the tier's sweep (gemm: MxNxK)")->delimiter(',');
+  cmd->add_option("--repetitions", o.repetitions, "Repetitions per point; each is one sample")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--min-time", flags->min_time, "Seconds per repetition (default set by the tier)")
+      ->check(kFinitePositive);
+  cmd->add_option("--seed", flags->seed, "Seed of the random inputs (default: fresh, recorded in the results)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--out", flags->out, "Results JSON, rewritten atomically after every point");
+  cmd->add_option("--format", flags->format, "What to print on stdout")
+      ->check(CLI::IsMember({"table", "json", "csv", "md"}))->capture_default_str();
+  cmd->add_flag("--wide", flags->wide, "table: every column and the whole implementation text (lines may pass 120 "
+                                      "columns)");
+  cmd->add_option("--profile", flags->profile, "Device profile (default: this device's, if characterized)");
+  cmd->add_option("--cache", o.cache, "GPU timing: cold flushes the cache before each launch; auto does so when "
+                                      "the point's data fits in it")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, CachePolicy>{
+          {"auto", CachePolicy::automatic}, {"cold", CachePolicy::cold}, {"warm", CachePolicy::warm}}))
+      ->default_str("auto");
+  cmd->add_option("--ranks", flags->ranks,
+                  "collectives on cuda: start this many processes on this host, one per GPU, as torchrun does "
+                  "(default: one process drives every GPU; under mpirun or srun, one rank a process)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--comm-timeout", o.comm_timeout_s,
+                  "collectives: seconds before a collective that has not finished counts as a dead or hung rank "
+                  "(every rank then ends with exit 5)")
+      ->capture_default_str()->check(kFinitePositive);
+  cmd->callback([flags, &exit_code] { exit_code = execute_run(*flags); });
+}
+
+}  // namespace rooftop::cli

@@ -1,4 +1,0 @@
-#pragma once
-namespace rooftop::gemm {
-void register_gemm_suite();
-}  // namespace rooftop::gemm

@@ -1,0 +1,13 @@
+#pragma once
+// The tier sweeps' shape-set files (suites/<family>/shapes/<tier>.txt), compiled into the
+// binary by suites/embed_shape_sets.cmake; parse them with rooftop::parse_shape_set
+// (harness/shape_sets.hpp).
+#include <string_view>
+
+namespace rooftop {
+
+// The text of suites/<family>/shapes/<tier>.txt as it was at build time, e.g.
+// embedded_shape_set("gemm", "quick"); empty when there is no such file.
+std::string_view embedded_shape_set(std::string_view family, std::string_view tier);
+
+}  // namespace rooftop

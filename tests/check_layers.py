@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""The libraries include one another in one direction only: harness (the core) includes
+none of the others; devices and reports include the harness; suites the harness and
+devices; only cli (the rooftop command) includes everything. An include against that
+order is a circle in the making: this check names the file and line."""
+import pathlib
+import re
+import sys
+
+ALLOWED = {
+    "harness": {"harness"},
+    "devices": {"harness", "devices"},
+    "reports": {"harness", "reports"},
+    "suites": {"harness", "devices", "suites"},
+    "cli": {"harness", "devices", "reports", "suites", "cli"},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
+
+
+def main(root: pathlib.Path) -> int:
+    wrong = []
+    for layer, allowed in ALLOWED.items():
+        for path in sorted((root / layer).rglob("*")):
+            if path.suffix not in {".hpp", ".cpp", ".cu", ".cuh", ".h"}:
+                continue
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                m = INCLUDE.match(line)
+                if m and m.group(1) in ALLOWED and m.group(1) not in allowed:
+                    wrong.append(f"{path.relative_to(root)}:{number}: {layer} includes {m.group(1)}: {line.strip()}")
+    for w in wrong:
+        print(w)
+    if wrong:
+        print(f"{len(wrong)} include(s) against the layers (harness <- devices, reports <- suites <- cli)")
+        return 1
+    print("layers: harness <- devices, reports <- suites <- cli; no include against that order")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")))
