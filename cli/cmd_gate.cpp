@@ -10,6 +10,7 @@
 #include "harness/baselines.hpp"
 #include "cli/commands.hpp"
 #include "harness/errors.hpp"
+#include "harness/registry.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/gate.hpp"
 #include "harness/paths.hpp"
@@ -69,10 +70,15 @@ std::string make_baseline_hint(const RunResults& run, const fs::path& store) {
   std::set<std::string> suites;
   for (const auto& r : run.results) suites.insert(r.problem.family);
   std::string list;
-  for (const auto& s : suites) list += (list.empty() ? "" : ",") + s;
-  return fmt::format("rooftop run --suite {} --backend {} --tier {} --benchmark_enable_random_interleaving=true --out baseline-run.json "
+  bool kernel_loop = true;  // Google Benchmark's interleaving applies to its loop only
+  for (const auto& s : suites) {
+    list += (list.empty() ? "" : ",") + s;
+    if (const auto* f = family_named(s); f && f->measurement != Measurement::kernel_loop) kernel_loop = false;
+  }
+  return fmt::format("rooftop run --suite {} --backend {} --tier {}{} --out baseline-run.json "
                      "&& rooftop baseline update baseline-run.json --baselines {}",
-                     list, run.meta.backend, run.meta.tier, store.string());
+                     list, run.meta.backend, run.meta.tier,
+                     kernel_loop ? " --benchmark_enable_random_interleaving=true" : "", store.string());
 }
 
 // The baseline for `run` from a file (*.json) or a store directory; nullopt when the store

@@ -24,7 +24,8 @@ constexpr const char* kExitCodesHelp =
     "  5    collectives: a rank died or hung past --comm-timeout; the finished points were kept\n"
     "  130  interrupted (Ctrl-C); the results of the points that finished were kept\n"
     "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"
-    "--benchmark_enable_random_interleaving=true).";
+    "--benchmark_enable_random_interleaving=true); suites with a loop of their own (collectives,\n"
+    "inference) take --benchmark_filter, --benchmark_repetitions and --benchmark_min_time only.";
 }  // namespace
 
 int main(int argc, char** argv) {

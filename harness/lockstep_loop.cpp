@@ -33,14 +33,16 @@ std::vector<Sample> time_lockstep(LockstepInstance& instance, Transport& t, int 
 }  // namespace
 
 void run_lockstep_loop(const RunOptions& o, PointPipeline& pipe, Transport& t) {
-  // Every rank must run the same points in the same order, or they deadlock.
-  std::string plan;
+  // Every rank must run the same points in the same order with the same counts (a rank
+  // with more repetitions, or another iteration count, waits for the others forever).
+  std::string plan = fmt::format("repetitions {} min time {} timeout {}\n", o.repetitions,
+                                 o.min_time_s.value_or(default_min_time(o.tier)), o.comm_timeout_s);
   for (std::size_t i = 0; i < pipe.size(); ++i) plan += pipe.problem(i).name() + "\n";
   const auto plans = t.gather_strings(fmt::format("{:x}", std::hash<std::string>{}(plan)));
   for (std::size_t i = 1; i < plans.size(); ++i)
     if (plans[i] != plans[0])
-      throw InputError(fmt::format("process {} plans other points (dtype, sizes or filter) than process 0: give "
-                                   "every rank the same arguments", i));
+      throw InputError(fmt::format("process {} plans other points or counts (dtype, sizes, filter, repetitions, "
+                                   "minimum time or timeout) than process 0: give every rank the same arguments", i));
 
   auto& meta = pipe.metadata();
   meta.device["transport"] = t.name();

@@ -21,4 +21,8 @@ void run_kernel_loop(const RunOptions& options, PointPipeline& pipeline);
 // kExitCommFault after the finished points were saved.
 void run_lockstep_loop(const RunOptions& options, PointPipeline& pipeline, Transport& transport);
 
+// Each point's instance runs its scenario (a prefill, decode steps, a generation) once to
+// warm up, then once a repetition; the instance times itself and reports its own measures.
+void run_scenario_loop(const RunOptions& options, PointPipeline& pipeline);
+
 }  // namespace rooftop

@@ -73,12 +73,14 @@ void PointPipeline::refuse(std::size_t i, Status status, std::string reason) {
   rec.reason = std::move(reason);
 }
 
-void PointPipeline::finish(std::size_t i, std::vector<Sample> samples) {
+void PointPipeline::finish(std::size_t i, std::vector<Sample> samples,
+                           std::vector<std::pair<std::string, std::vector<double>>> metrics) {
   auto& pt = points_[i];
   pt.finished = true;
   pt.instance.reset();  // free its memory before the next point
   auto rec = std::move(pt.record);
   rec.samples = std::move(samples);
+  rec.metrics = std::move(metrics);
   if (rec.status == Status::ok && rec.samples.empty()) {
     rec.status = Status::error;
     rec.reason = "no repetition completed";

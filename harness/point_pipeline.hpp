@@ -42,7 +42,8 @@ class PointPipeline {
   void refuse(std::size_t i, Status status, std::string reason);
   // Keeps the point's record with these samples, frees its instance, prints the outcome
   // and saves the results.
-  void finish(std::size_t i, std::vector<Sample> samples);
+  void finish(std::size_t i, std::vector<Sample> samples,
+              std::vector<std::pair<std::string, std::vector<double>>> metrics = {});
 
   void save() const;
   RunResults take(bool complete);

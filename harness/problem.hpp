@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/dtype.hpp"
@@ -58,6 +59,21 @@ class LockstepInstance : public Instance {
   // `iterations` iterations queued back to back on every rank after a barrier, then one
   // wait: this process's seconds per iteration.
   virtual double time_iterations(std::int64_t iterations) = 0;
+};
+
+// One repetition of a scenario: its sample, and the scenario's own measures of that
+// repetition (a generation's time to first token, its tokens per second).
+struct ScenarioRepetition {
+  double seconds_per_iteration = 0;
+  std::int64_t iterations = 1;
+  std::vector<std::pair<std::string, double>> metrics;  // name (with its unit: "ttft_s"), value
+};
+
+// An instance of a scenario family (end-to-end inference): a repetition runs the whole
+// scripted sequence, timed by the instance itself (a prefill, decode steps, a generation).
+class ScenarioInstance : public Instance {
+ public:
+  virtual ScenarioRepetition run_repetition() = 0;
 };
 
 

@@ -112,6 +112,11 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
     samples["clock_mhz"].push_back(s.clock_mhz);
   }
   j["samples"] = std::move(samples);
+  if (!r.metrics.empty()) {
+    ojson metrics = ojson::object();
+    for (const auto& [name, values] : r.metrics) metrics[name] = values;
+    j["metrics"] = std::move(metrics);
+  }
   const Derived d = derive(r, ceilings);
   j["summary"] = nullptr;
   j["throughput"] = nullptr;
@@ -257,6 +262,21 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     }
     if (r.status == Status::ok && r.samples.empty())
       bad(origin, p + "samples", "is empty, but the status is ok: a measured point has its samples");
+    if (x.contains("metrics")) {
+      const auto& metrics = x["metrics"];
+      if (!metrics.is_object()) bad(origin, p + "metrics", "is not an object of arrays");
+      for (const auto& [name, values] : metrics.items()) {
+        const auto field = p + "metrics." + name;
+        if (!values.is_array()) bad(origin, field, "is not an array of numbers");
+        std::vector<double> v;
+        for (const auto& e : values) {
+          if (!e.is_number() || !std::isfinite(e.get<double>())) bad(origin, field, "holds a value that is not a finite number");
+          v.push_back(e.get<double>());
+        }
+        if (v.size() != r.samples.size()) bad(origin, field, "has not one value a repetition");
+        r.metrics.emplace_back(name, std::move(v));
+      }
+    }
     if (!need(x, "correctness", origin, p).is_null())
       r.correctness = correctness_from_json(x["correctness"], origin, p + "correctness.");
     run.results.push_back(std::move(r));

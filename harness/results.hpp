@@ -35,6 +35,8 @@ struct ResultRecord {
   std::string implementation_label;  // short, for the terminal table (Instance::implementation_label)
   std::optional<Correctness> correctness;
   std::vector<Sample> samples;
+  // A scenario's own measures, one value a repetition (inference: ttft_s, tokens_per_s).
+  std::vector<std::pair<std::string, std::vector<double>>> metrics;
 };
 
 struct RunMetadata {

@@ -41,6 +41,10 @@ bool has_backend(const Family& f, std::string_view backend) {
 std::vector<const Family*> selected_families(const RunOptions& o) {
   std::vector<const Family*> out;
   if (!o.suites.empty()) {
+    for (std::size_t i = 0; i < o.suites.size(); ++i)
+      if (std::find(o.suites.begin(), o.suites.begin() + static_cast<std::ptrdiff_t>(i), o.suites[i]) != o.suites.begin() + static_cast<std::ptrdiff_t>(i))
+        throw InputError(fmt::format("suite '{}' is given twice: a run measures each point once; use --repetitions for "
+                                     "more samples", o.suites[i]));
     for (const auto& s : o.suites) {
       const auto& f = find_family(s);
       if (!has_backend(f, o.backend))
@@ -53,10 +57,14 @@ std::vector<const Family*> selected_families(const RunOptions& o) {
       if (f.measurement == Measurement::kernel_loop && has_backend(f, o.backend)) out.push_back(&f);
     if (out.empty()) throw InputError(fmt::format("no suite runs on backend '{}'", o.backend));
   }
-  const bool lockstep = std::any_of(out.begin(), out.end(), [](const Family* f) { return f->measurement != Measurement::kernel_loop; });
-  if (lockstep && out.size() > 1)
-    throw InputError(fmt::format("run --suite {} on its own: its ranks must run the same points in lockstep",
-                                 out.front()->measurement != Measurement::kernel_loop ? out.front()->name : out.back()->name));
+  // One measurement kind a run: a lockstep suite's ranks must run the same points, and
+  // a scenario suite keeps its model in memory between points.
+  for (const auto* f : out)
+    if (f->measurement != out.front()->measurement) {
+      const auto* own = f->measurement != Measurement::kernel_loop ? f : out.front();
+      throw InputError(fmt::format("run --suite {} on its own: its points are measured by the {} loop, the others' by "
+                                   "another", own->name, measurement_name(own->measurement)));
+    }
   return out;
 }
 
@@ -71,6 +79,15 @@ void check_benchmark_flags(const RunOptions& o, const std::vector<Problem>& poin
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
       if (ec != std::errc() || end != value.data() + value.size() || n < 1)
         throw InputError(fmt::format("{}: give a count of at least 1 (or use --repetitions)", arg));
+    } else if (arg.starts_with("--benchmark_min_time=")) {
+      // Seconds ("0.5", "0.5s") or an iteration count ("100x"); Google Benchmark would call a
+      // bad value an unknown flag.
+      char* end = nullptr;
+      const double v = std::strtod(value.c_str(), &end);
+      const std::string_view unit(end);
+      if (end == value.c_str() || !(unit.empty() || unit == "s" || unit == "x") || !std::isfinite(v) || v <= 0)
+        throw InputError(fmt::format("{}: give seconds or an iteration count, e.g. --benchmark_min_time=0.5s or "
+                                     "--benchmark_min_time=100x (or use --min-time)", arg));
     } else if (arg.starts_with("--benchmark_filter=")) {
       const bool negative = value.starts_with("-");
       std::regex re;
@@ -92,15 +109,19 @@ std::string flag_value(const std::string& arg) {
   return eq == std::string::npos ? std::string() : arg.substr(eq + 1);
 }
 
-// The lockstep loop is not Google Benchmark: it takes the --benchmark_* flags that mean
-// something there (repetitions, minimum time, filter) and refuses the others, never
-// ignoring one silently.
-RunOptions with_lockstep_flags(const RunOptions& o) {
+// The lockstep and scenario loops are not Google Benchmark: they take the --benchmark_*
+// flags that mean something there (repetitions, minimum time, filter) and refuse the
+// others, never ignoring one silently.
+RunOptions with_own_loop_flags(const RunOptions& o, Measurement kind) {
   RunOptions out = o;
   for (const auto& arg : o.benchmark_args) {
     const auto value = flag_value(arg);
     if (arg.starts_with("--benchmark_repetitions=")) {
-      out.repetitions = std::stoi(value);  // checked by check_benchmark_flags
+      int n = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n < 1)
+        throw InputError(fmt::format("{}: give a count of at least 1 (or use --repetitions)", arg));
+      out.repetitions = n;
     } else if (arg.starts_with("--benchmark_min_time=")) {
       char* end = nullptr;
       const double seconds = std::strtod(value.c_str(), &end);
@@ -109,9 +130,9 @@ RunOptions with_lockstep_flags(const RunOptions& o) {
         throw InputError(fmt::format("{}: give seconds, e.g. --benchmark_min_time=0.5s (or use --min-time)", arg));
       out.min_time_s = seconds;
     } else if (!arg.starts_with("--benchmark_filter=")) {
-      throw InputError(fmt::format("{}: the lockstep loop of a multi-rank suite is not Google Benchmark; it takes "
+      throw InputError(fmt::format("{}: the {} loop of this suite is not Google Benchmark; it takes "
                                    "--benchmark_filter, --benchmark_repetitions and --benchmark_min_time only",
-                                   arg.substr(0, arg.find('='))));
+                                   arg.substr(0, arg.find('=')), measurement_name(kind)));
     }
   }
   return out;
@@ -195,29 +216,32 @@ std::vector<Problem> plan_points(const RunOptions& o, double available, int rank
   return planned;
 }
 
-bool runs_in_lockstep(const RunOptions& o) {
-  const auto selected = selected_families(o);
-  return selected.front()->measurement == Measurement::lockstep_ranks;
-}
+Measurement measurement_of(const RunOptions& o) { return selected_families(o).front()->measurement; }
+
+bool runs_in_lockstep(const RunOptions& o) { return measurement_of(o) == Measurement::lockstep_ranks; }
 
 RunResults run_points(const RunOptions& options, const Backend& backend, RunMetadata metadata, Transport* transport,
                       bool& interrupted) {
   for (const auto& arg : options.benchmark_args)
     if (arg.starts_with("--benchmark_report_aggregates_only") || arg.starts_with("--benchmark_display_aggregates_only"))
       throw InputError(arg + " would drop the repetitions rooftop keeps as samples: leave it out");
-  const bool lockstep = runs_in_lockstep(options);
-  if (lockstep && !transport) throw std::logic_error("a lockstep run needs its transport");
-  const RunOptions o = lockstep ? with_lockstep_flags(options) : options;
+  const Measurement kind = measurement_of(options);
+  if (kind == Measurement::lockstep_ranks && !transport) throw std::logic_error("a lockstep run needs its transport");
+  const bool own_loop = kind != Measurement::kernel_loop;
+  const RunOptions o = own_loop ? with_own_loop_flags(options, kind) : options;
   auto planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
   check_benchmark_flags(options, planned);
-  if (lockstep) apply_benchmark_filter(options, planned);
+  if (own_loop) apply_benchmark_filter(options, planned);
 
   const bool writer = !transport || transport->writes_results();
   PointPipeline pipeline(backend, std::move(metadata), std::move(planned), o.out, writer);
   g_interrupted.store(false);
   const auto previous = std::signal(SIGINT, on_sigint);
-  if (lockstep) run_lockstep_loop(o, pipeline, *transport);
-  else run_kernel_loop(o, pipeline);
+  switch (kind) {
+    case Measurement::kernel_loop: run_kernel_loop(o, pipeline); break;
+    case Measurement::lockstep_ranks: run_lockstep_loop(o, pipeline, *transport); break;
+    case Measurement::scenario: run_scenario_loop(o, pipeline); break;
+  }
   std::signal(SIGINT, previous);
   interrupted = g_interrupted.load();
   return pipeline.take(!interrupted);

@@ -1,5 +1,5 @@
 # rooftop_embed_shape_sets(TARGET OUTPUT_CPP): compiles every suites/<family>/shapes/<tier>.txt
-# into TARGET. At build time, and again whenever one of the files changes,
+# (and every suites/<family>/models/<name>.json) into TARGET. At build time, and again whenever one of the files changes,
 # write_shape_sets.cmake writes OUTPUT_CPP (relative paths are under the current binary
 # directory), which defines rooftop::embedded_shape_set(family, tier) (suites/shape_data.hpp).
 # Call it from suites/CMakeLists.txt: the files are globbed under the current source directory.
@@ -10,7 +10,8 @@ function(rooftop_embed_shape_sets target output_cpp)
     set(output_cpp ${CMAKE_CURRENT_BINARY_DIR}/${output_cpp})
   endif()
   # CONFIGURE_DEPENDS: a shape-set file added or removed re-runs the configure step.
-  file(GLOB shape_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*/shapes/*.txt)
+  file(GLOB shape_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*/shapes/*.txt
+                                         ${CMAKE_CURRENT_SOURCE_DIR}/*/models/*.json)
   set(relative)
   foreach(file IN LISTS shape_files)
     file(RELATIVE_PATH rel ${CMAKE_CURRENT_SOURCE_DIR} ${file})

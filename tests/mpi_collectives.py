@@ -83,6 +83,15 @@ mismatch = subprocess.run(launch + ["sh", "-c", f'exec {rooftop} run --suite col
                           capture_output=True, text=True, timeout=120)
 if mismatch.returncode == 0 or "same arguments" not in mismatch.stderr:
     problems.append(f"mismatched ranks: exit {mismatch.returncode}, stderr {mismatch.stderr[-500:]}")
+# Ranks with other counts of the same points: another rank count of repetitions would wait
+# forever, another minimum time would call the collective a different number of times.
+for flag, mine, theirs in (("--repetitions", "2", "5"), ("--min-time", "0.001", "0.2")):
+    counts = subprocess.run(launch + ["sh", "-c", f'exec {rooftop} run --suite collectives --backend cpu --tier smoke '
+                                      f'--shape all_reduce:1K --comm-timeout 10 {flag} '
+                                      f'$([ "$OMPI_COMM_WORLD_RANK" = 0 ] && echo {mine} || echo {theirs})'],
+                            capture_output=True, text=True, timeout=120)
+    if counts.returncode != 2 or "same arguments" not in counts.stderr:
+        problems.append(f"ranks with other {flag}: exit {counts.returncode}, stderr {counts.stderr[-500:]}")
 
 # A hung rank: stop rank 1 once the first points are saved; the other must give up within
 # --comm-timeout and the launcher end the job, keeping what finished.

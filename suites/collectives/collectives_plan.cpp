@@ -94,9 +94,11 @@ std::vector<Problem> parse_collective_shape(std::string_view text, Dtype dtype, 
   const std::size_t max = dash == std::string_view::npos ? min : parse_size(f[1].substr(dash + 1));
   double factor = 2;
   bool in_place = false;
+  bool has_factor = false;
   for (std::size_t i = 2; i < f.size(); ++i) {
-    if (f[i] == "inplace") in_place = true;
-    else if (f[i].size() > 1 && f[i][0] == 'f') {
+    if (f[i] == "inplace" && !in_place) in_place = true;
+    else if (f[i].size() > 1 && f[i][0] == 'f' && !has_factor) {
+      has_factor = true;
       const auto [end, ec] = std::from_chars(f[i].data() + 1, f[i].data() + f[i].size(), factor);
       if (ec != std::errc() || end != f[i].data() + f[i].size()) throw usage();
     } else {
