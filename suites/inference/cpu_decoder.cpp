@@ -1,0 +1,300 @@
+#include "suites/inference/cpu_decoder.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <dnnl.hpp>
+#include <limits>
+
+#include "harness/bf16.hpp"
+#include "harness/errors.hpp"
+#include "harness/random_fill.hpp"
+#include "suites/inference/cpu_gemv.hpp"
+
+namespace rooftop::inference {
+namespace {
+
+// Rows up to which a projection may run as our GEMV (a decode step's batch).
+constexpr std::int64_t kGemvRows = 8;
+
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+inline float load(Dtype d, const void* base, std::size_t i) {
+  return d == Dtype::bf16 ? bf16_to_float(static_cast<const std::uint16_t*>(base)[i]) : static_cast<const float*>(base)[i];
+}
+inline void store(Dtype d, void* base, std::size_t i, float v) {
+  if (d == Dtype::bf16) static_cast<std::uint16_t*>(base)[i] = float_to_bf16(v);
+  else static_cast<float*>(base)[i] = v;
+}
+
+}  // namespace
+
+struct CpuDecoder::Engine {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+};
+
+// y[M, N] (fp32) = x[M, K] (dtype) x W^T, W [N, K] in dtype: oneDNN reads W as the
+// transposed B, in place (no copy of the weights per M).
+struct CpuDecoder::Linear {
+  dnnl::matmul matmul;
+  dnnl::memory::desc x_md, y_md;
+  dnnl::memory weights;
+  std::string implementation;
+  const void* w = nullptr;
+  std::int64_t m = 0, n = 0, k = 0;
+  bool gemv = false;  // our GEMV (cpu_gemv.cpp) measured faster than oneDNN for these few rows
+};
+
+CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers)
+    : w_(w), batch_(batch), max_context_(max_context),
+      layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
+      engine_(std::make_unique<Engine>()) {
+  const auto& c = w.config;
+  const std::size_t elem = input_size(w.dtype);
+  const auto cache = static_cast<std::size_t>(layers_ * batch * c.kv_heads * max_context * c.head_dim);
+  k_cache_.assign(cache * elem, 0);
+  v_cache_.assign(cache * elem, 0);
+  logits_.assign(static_cast<std::size_t>(batch * c.vocab), 0.0f);
+  // The decode step's matmuls now: an unsupported dtype is found, and the GEMV chosen,
+  // before anything is timed.
+  prepare_rows(batch);
+}
+
+void CpuDecoder::prepare_rows(std::int64_t rows) {
+  const auto& c = w_.config;
+  for (std::int64_t l = 0; l < layers_; ++l) {
+    const auto& L = w_.layers[static_cast<std::size_t>(l)];
+    linear(L.qkv.data(), rows, c.qkv_width(), c.hidden);
+    linear(L.o.data(), rows, c.hidden, c.heads * c.head_dim);
+    linear(L.gate_up.data(), rows, 2 * c.intermediate, c.hidden);
+    linear(L.down.data(), rows, c.hidden, c.intermediate);
+  }
+  linear(w_.head(), batch_, c.vocab, c.hidden);
+}
+
+CpuDecoder::~CpuDecoder() = default;
+
+CpuDecoder::Linear& CpuDecoder::linear(const void* weight, std::int64_t m, std::int64_t n, std::int64_t k) {
+  auto& slot = linears_[{weight, m}];
+  if (slot) return *slot;
+  const dt t = w_.dtype == Dtype::bf16 ? dt::bf16 : dt::f32;
+  auto l = std::make_unique<Linear>();
+  l->x_md = dnnl::memory::desc({m, k}, t, tag::ab);
+  const dnnl::memory::desc w_md({k, n}, t, tag::ba);
+  l->y_md = dnnl::memory::desc({m, n}, dt::f32, tag::ab);
+  try {
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(l->x_md, w_md, l->y_md), engine_->engine);
+    l->implementation = pd.impl_info_str();
+    l->matmul = dnnl::matmul(pd);
+  } catch (const dnnl::error& e) {
+    throw PointSkipped(fmt::format("oneDNN has no {} matmul on this CPU ({})", dtype_name(w_.dtype), e.what()));
+  }
+  l->weights = dnnl::memory(w_md, engine_->engine, const_cast<void*>(weight));
+  l->w = weight;
+  l->m = m;
+  l->n = n;
+  l->k = k;
+  // A decode step's few rows: whichever of oneDNN and our GEMV runs this shape faster here,
+  // timed once on scratch data (the time does not depend on the values).
+  if (m <= kGemvRows) {
+    std::vector<std::uint8_t> x(static_cast<std::size_t>(m * k) * input_size(w_.dtype), 0);
+    std::vector<float> y(static_cast<std::size_t>(m * n));
+    const auto best_of = [&](auto&& call) {
+      double best = 1e30;
+      for (int rep = 0; rep < 3; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        call();
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      return best;
+    };
+    const double onednn = best_of([&] { execute(*l, x.data(), y.data()); });
+    const double ours = best_of([&] { gemv_rows(w_.dtype, m, n, k, x.data(), weight, y.data()); });
+    l->gemv = ours < onednn;
+  }
+  slot = std::move(l);
+  return *slot;
+}
+
+void CpuDecoder::execute(Linear& l, const void* x, float* y) {
+  if (l.gemv) return gemv_rows(w_.dtype, l.m, l.n, l.k, x, l.w, y);
+  l.matmul.execute(engine_->stream, {{DNNL_ARG_SRC, dnnl::memory(l.x_md, engine_->engine, const_cast<void*>(x))},
+                                     {DNNL_ARG_WEIGHTS, l.weights},
+                                     {DNNL_ARG_DST, dnnl::memory(l.y_md, engine_->engine, y)}});
+  engine_->stream.wait();
+}
+
+std::string CpuDecoder::implementation() const {
+  std::string onednn;
+  int gemv = 0, total = 0;
+  for (const auto& [key, l] : linears_) {
+    if (onednn.empty()) onednn = l->implementation;
+    gemv += l->gemv ? 1 : 0;
+    ++total;
+  }
+  return fmt::format("oneDNN {} matmuls{}; rooftop CPU attention, RMSNorm, RoPE, SwiGLU", onednn,
+                     gemv ? fmt::format(" (rooftop's GEMV where faster: {} of {} shapes)", gemv, total) : "");
+}
+
+void CpuDecoder::set_length(std::int64_t length) {
+  if (length < 0 || length > max_context_) throw std::logic_error("cache length out of range");
+  length_ = length;
+}
+
+void CpuDecoder::fill_cache_randomly(std::int64_t length, std::uint64_t seed) {
+  set_length(length);
+  // Keys and values of unit scale, as RMSNorm'd activations through the projections give.
+  const std::size_t n = k_cache_.size() / input_size(w_.dtype);
+  std::vector<float> tmp(n);
+  for (auto* cache : {&k_cache_, &v_cache_}) {
+    fill_uniform(tmp, seed++, -1.7f, 1.7f);
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) store(w_.dtype, cache->data(), i, tmp[i]);
+  }
+}
+
+// Causal GQA attention of the new tokens (their q in qkv, their k and v already in the
+// cache) over every earlier position: online softmax in fp32, written in the dtype.
+void CpuDecoder::attention(std::int64_t layer, std::int64_t tokens, const float* qkv, void* out) {
+  const auto& c = w_.config;
+  const std::int64_t d = c.head_dim, group = c.heads / c.kv_heads, width = c.qkv_width();
+  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  const Dtype dtype = w_.dtype;
+  const std::int64_t start = length_;
+#pragma omp parallel for collapse(3) schedule(dynamic)
+  for (std::int64_t b = 0; b < batch_; ++b)
+    for (std::int64_t h = 0; h < c.heads; ++h)
+      for (std::int64_t t = 0; t < tokens; ++t) {
+        const std::int64_t row = b * tokens + t, g = h / group, last = start + t;
+        const float* q = qkv + row * width + h * d;
+        const std::size_t base = static_cast<std::size_t>(((layer * batch_ + b) * c.kv_heads + g) * max_context_ * d);
+        std::vector<float> acc(static_cast<std::size_t>(d), 0.0f);
+        float running_max = -std::numeric_limits<float>::infinity(), sum = 0;
+        for (std::int64_t j = 0; j <= last; ++j) {
+          const std::size_t kv = base + static_cast<std::size_t>(j * d);
+          float s = 0;
+#pragma omp simd reduction(+ : s)
+          for (std::int64_t i = 0; i < d; ++i) s += q[i] * load(dtype, k_cache_.data(), kv + static_cast<std::size_t>(i));
+          s *= scale;
+          const float new_max = std::max(running_max, s);
+          const float correction = std::exp(running_max - new_max), p = std::exp(s - new_max);
+          sum = sum * correction + p;
+#pragma omp simd
+          for (std::int64_t i = 0; i < d; ++i)
+            acc[static_cast<std::size_t>(i)] = acc[static_cast<std::size_t>(i)] * correction +
+                                               p * load(dtype, v_cache_.data(), kv + static_cast<std::size_t>(i));
+          running_max = new_max;
+        }
+        for (std::int64_t i = 0; i < d; ++i)
+          store(dtype, out, static_cast<std::size_t>(row * c.heads * d + h * d + i), acc[static_cast<std::size_t>(i)] / sum);
+      }
+}
+
+void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_seq, std::span<std::int32_t> next) {
+  const auto& c = w_.config;
+  const Dtype dtype = w_.dtype;
+  if (length_ + per_seq > max_context_) throw std::logic_error("the KV cache is full");
+  const std::int64_t rows = batch_ * per_seq, hidden = c.hidden, d = c.head_dim, width = c.qkv_width();
+  const std::size_t elem = input_size(dtype);
+  h_.resize(static_cast<std::size_t>(rows * hidden));
+  qkv_.resize(static_cast<std::size_t>(rows * width));
+  proj_.resize(static_cast<std::size_t>(rows * hidden));
+  gate_up_.resize(static_cast<std::size_t>(rows * 2 * c.intermediate));
+  xn_.resize(static_cast<std::size_t>(rows * hidden) * elem);
+  attn_.resize(static_cast<std::size_t>(rows * c.heads * d) * elem);
+  act_.resize(static_cast<std::size_t>(rows * c.intermediate) * elem);
+  const auto run = [&](Linear& l, const void* x, float* y) { execute(l, x, y); };
+  const float eps = static_cast<float>(c.rms_eps);
+  // RMSNorm of `count` rows of h (from row `first`, every `stride` rows) into the dtype buffer.
+  const auto rms_norm = [&](const std::vector<float>& weight, std::int64_t count, std::int64_t stride, std::int64_t first) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < count; ++r) {
+      const float* x = h_.data() + (first + r * stride) * hidden;
+      float sq = 0;
+#pragma omp simd reduction(+ : sq)
+      for (std::int64_t i = 0; i < hidden; ++i) sq += x[i] * x[i];
+      const float inv = 1.0f / std::sqrt(sq / static_cast<float>(hidden) + eps);
+      for (std::int64_t i = 0; i < hidden; ++i)
+        store(dtype, xn_.data(), static_cast<std::size_t>(r * hidden + i), x[i] * inv * weight[static_cast<std::size_t>(i)]);
+    }
+  };
+
+  // The rotary angles of this call's positions, shared by every head and layer.
+  rope_.resize(static_cast<std::size_t>(per_seq * d));
+  for (std::int64_t t = 0; t < per_seq; ++t)
+    for (std::int64_t i = 0; i < d / 2; ++i) {
+      const double angle = static_cast<double>(length_ + t) *
+                           std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+      rope_[static_cast<std::size_t>(t * d + i)] = static_cast<float>(std::cos(angle));
+      rope_[static_cast<std::size_t>(t * d + d / 2 + i)] = static_cast<float>(std::sin(angle));
+    }
+  // Embedding rows.
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto token = static_cast<std::int64_t>(tokens[static_cast<std::size_t>(r)]);
+    for (std::int64_t i = 0; i < hidden; ++i)
+      h_[static_cast<std::size_t>(r * hidden + i)] = load(dtype, w_.embedding.data(), static_cast<std::size_t>(token * hidden + i));
+  }
+  for (std::int64_t l = 0; l < layers_; ++l) {
+    const auto& L = w_.layers[static_cast<std::size_t>(l)];
+    rms_norm(L.attn_norm, rows, 1, 0);
+    run(linear(L.qkv.data(), rows, width, hidden), xn_.data(), qkv_.data());
+    // RoPE (rotate-half pairs i, i + d/2) on q and k, then k and v into the cache.
+#pragma omp parallel for collapse(2) schedule(static)
+    for (std::int64_t b = 0; b < batch_; ++b)
+      for (std::int64_t t = 0; t < per_seq; ++t) {
+        const std::int64_t row = b * per_seq + t, pos = length_ + t;
+        float* q = qkv_.data() + row * width;
+        const float* cs = rope_.data() + t * d;  // cos, then sin, of each pair at this position
+        for (std::int64_t head = 0; head < c.heads + c.kv_heads; ++head) {
+          float* x = q + head * d;
+          for (std::int64_t i = 0; i < d / 2; ++i) {
+            const float a = x[i], bb = x[i + d / 2];
+            x[i] = a * cs[i] - bb * cs[d / 2 + i];
+            x[i + d / 2] = bb * cs[i] + a * cs[d / 2 + i];
+          }
+        }
+        for (std::int64_t g = 0; g < c.kv_heads; ++g) {
+          const std::size_t at = static_cast<std::size_t>((((l * batch_ + b) * c.kv_heads + g) * max_context_ + pos) * d);
+          const float* k = q + (c.heads + g) * d;
+          const float* v = q + (c.heads + c.kv_heads + g) * d;
+          for (std::int64_t i = 0; i < d; ++i) {
+            store(dtype, k_cache_.data(), at + static_cast<std::size_t>(i), k[i]);
+            store(dtype, v_cache_.data(), at + static_cast<std::size_t>(i), v[i]);
+          }
+        }
+      }
+    attention(l, per_seq, qkv_.data(), attn_.data());
+    run(linear(L.o.data(), rows, hidden, c.heads * d), attn_.data(), proj_.data());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
+    rms_norm(L.mlp_norm, rows, 1, 0);
+    run(linear(L.gate_up.data(), rows, 2 * c.intermediate, hidden), xn_.data(), gate_up_.data());
+    const std::int64_t inter = c.intermediate;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t i = 0; i < inter; ++i) {
+        const float g = gate_up_[static_cast<std::size_t>(r * 2 * inter + i)];
+        const float u = gate_up_[static_cast<std::size_t>(r * 2 * inter + inter + i)];
+        store(dtype, act_.data(), static_cast<std::size_t>(r * inter + i), g / (1.0f + std::exp(-g)) * u);
+      }
+    run(linear(L.down.data(), rows, hidden, inter), act_.data(), proj_.data());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
+  }
+  length_ += per_seq;
+  // The last position of each sequence: final norm, LM head, greedy token.
+  rms_norm(w_.final_norm, batch_, per_seq, per_seq - 1);
+  run(linear(w_.head(), batch_, c.vocab, hidden), xn_.data(), logits_.data());
+  for (std::int64_t b = 0; b < batch_; ++b) {
+    const float* row = logits_.data() + b * c.vocab;
+    next[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(std::max_element(row, row + c.vocab) - row);
+  }
+}
+
+}  // namespace rooftop::inference

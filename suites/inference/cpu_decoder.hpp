@@ -1,0 +1,63 @@
+#pragma once
+// The decoder's forward on the CPU: oneDNN matmuls for every projection and the LM head
+// (weights in their [out, in] layout, read as the transposed B of y = x W^T), and our own
+// vectorised kernels for the rest: embedding gather, RMSNorm, RoPE with the KV-cache
+// write, causal GQA attention over the cache (online softmax), SwiGLU, residual adds,
+// argmax. Activations are fp32 between kernels; matmul inputs and the cache are in the
+// run's dtype, accumulation in fp32.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "suites/inference/decoder_weights.hpp"
+
+namespace rooftop::inference {
+
+class CpuDecoder {
+ public:
+  // Batch `batch` sequences, each up to `max_context` positions, through the first `layers`
+  // layers (all: -1; a slice for checks); throws PointSkipped when oneDNN has no matmul for
+  // the dtype here.
+  CpuDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1);
+  ~CpuDecoder();
+
+  // `tokens_per_seq` new tokens of every sequence (tokens[b * tokens_per_seq + t]) at the
+  // current cache length: appends them to the cache, writes the greedy next token of each
+  // sequence to `next` and keeps the last position's logits.
+  void forward(std::span<const std::int32_t> tokens, std::int64_t tokens_per_seq, std::span<std::int32_t> next);
+
+  // Sets up the matmuls of a forward over `rows` tokens (batch x tokens a sequence), so
+  // that their set-up and choice stay out of the timed runs.
+  void prepare_rows(std::int64_t rows);
+
+  std::int64_t length() const { return length_; }
+  void set_length(std::int64_t length);  // back to an earlier length (the cache beyond is stale)
+  // The cache as if `length` tokens had been run: random keys and values of the right scale
+  // (a decode step's cost does not depend on what the cache holds).
+  void fill_cache_randomly(std::int64_t length, std::uint64_t seed);
+  const std::vector<float>& logits() const { return logits_; }  // [batch, vocab]
+  void poison_logits() { std::fill(logits_.begin(), logits_.end(), std::numeric_limits<float>::quiet_NaN()); }
+  std::string implementation() const;
+
+ private:
+  struct Linear;
+  Linear& linear(const void* weight, std::int64_t m, std::int64_t n, std::int64_t k);
+  void execute(Linear& linear, const void* x, float* y);
+  void attention(std::int64_t layer, std::int64_t tokens_per_seq, const float* qkv, void* out);
+
+  const DecoderWeights& w_;
+  std::int64_t batch_, max_context_, layers_, length_ = 0;
+  struct Engine;
+  std::unique_ptr<Engine> engine_;
+  std::map<std::pair<const void*, std::int64_t>, std::unique_ptr<Linear>> linears_;  // (weight, M)
+  std::vector<std::uint8_t> k_cache_, v_cache_;  // [layer][batch][kv head][position][head dim], dtype
+  std::vector<float> h_, qkv_, proj_, gate_up_, logits_, rope_;
+  std::vector<std::uint8_t> xn_, attn_, act_;  // matmul inputs, dtype
+};
+
+}  // namespace rooftop::inference

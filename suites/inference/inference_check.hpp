@@ -1,0 +1,18 @@
+#pragma once
+// The decoder against the double-precision reference: a short prompt through the model (or,
+// for a large one, a 2-layer slice of it with the real final norm and LM head), the last
+// position's logits within a bound that fits the dtype, and the same greedy tokens for
+// the steps after it wherever the reference's top-2 gap is wider than that bound.
+#include <cstdint>
+
+#include "harness/problem.hpp"
+#include "suites/inference/decoder_weights.hpp"
+
+namespace rooftop::inference {
+
+// The allowed |logit - reference| as a fraction of the largest |reference logit|.
+double logit_tolerance(Dtype dtype);
+
+Correctness check_cpu_decoder(const DecoderWeights& weights, std::int64_t batch, std::uint64_t seed);
+
+}  // namespace rooftop::inference

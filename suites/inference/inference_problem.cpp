@@ -1,0 +1,154 @@
+#include "suites/inference/inference_problem.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+#include "harness/errors.hpp"
+
+namespace rooftop::inference {
+namespace {
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  for (std::size_t at = 0;;) {
+    const auto next = text.find(sep, at);
+    parts.push_back(text.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at));
+    if (next == std::string_view::npos) return parts;
+    at = next + 1;
+  }
+}
+
+// FLOPs of causal attention for `tokens` queries at positions start .. start + tokens - 1:
+// QK^T and PV, 2 x 2 x D per (query head, key) pair.
+double attention_flops(const ModelConfig& m, double batch, double start, double tokens) {
+  const double pairs = tokens * start + tokens * (tokens + 1) / 2;
+  return 4.0 * batch * static_cast<double>(m.heads * m.head_dim) * pairs * static_cast<double>(m.layers);
+}
+
+// One forward over `tokens` new tokens a sequence at cache length `start`: weights read
+// once, the cache read for every earlier position and written for the new ones.
+Work forward_work(const ModelConfig& m, double batch, double start, double tokens, double elem, bool logits_last_only) {
+  const double h = static_cast<double>(m.hidden), v = static_cast<double>(m.vocab);
+  const double rows = batch * tokens, head_rows = logits_last_only ? batch : rows;
+  const double body = m.matmul_parameters() - h * v;
+  Work w;
+  w.flops = 2.0 * body * rows + 2.0 * h * v * head_rows + attention_flops(m, batch, start, tokens);
+  const double kv = m.kv_bytes_per_token_layer(elem) * static_cast<double>(m.layers);
+  w.bytes = m.matmul_parameters() * elem + batch * start * kv + rows * kv + rows * h * elem;  // + embedding rows
+  return w;
+}
+
+}  // namespace
+
+std::string_view scenario_name(Scenario s) {
+  switch (s) {
+    case Scenario::prefill: return "prefill";
+    case Scenario::decode: return "decode";
+    case Scenario::generate: return "generate";
+  }
+  return "?";
+}
+
+InferenceShape parse_inference_shape(std::string_view text) {
+  const auto usage = [&](std::string_view why) {
+    return InputError(fmt::format("inference shape '{}': {}; write MODEL:prefill:BxP, MODEL:decode:BxC or "
+                                  "MODEL:generate:BxPxG, e.g. llama-3.2-1b:decode:1x512", text, why));
+  };
+  // A config path may hold ':' only before the scenario: split from the right.
+  const auto last = text.rfind(':');
+  const auto mid = last == std::string_view::npos || last == 0 ? std::string_view::npos : text.rfind(':', last - 1);
+  if (mid == std::string_view::npos) throw usage("it has no scenario");
+  InferenceShape s;
+  s.model = std::string(text.substr(0, mid));
+  const auto scenario = text.substr(mid + 1, last - mid - 1);
+  const auto dims = split(text.substr(last + 1), 'x');
+  std::vector<std::int64_t> v;
+  for (auto d : dims) {
+    std::int64_t x = 0;
+    const auto [end, ec] = std::from_chars(d.data(), d.data() + d.size(), x);
+    if (ec != std::errc() || end != d.data() + d.size() || x <= 0) throw usage(fmt::format("'{}' is not a positive count", d));
+    v.push_back(x);
+  }
+  if (s.model.empty()) throw usage("the model is missing");
+  if (scenario == "prefill" && v.size() == 2) {
+    s.scenario = Scenario::prefill;
+    s.batch = v[0];
+    s.prompt = v[1];
+  } else if (scenario == "decode" && v.size() == 2) {
+    s.scenario = Scenario::decode;
+    s.batch = v[0];
+    s.context = v[1];
+  } else if (scenario == "generate" && v.size() == 3) {
+    s.scenario = Scenario::generate;
+    s.batch = v[0];
+    s.prompt = v[1];
+    s.generate = v[2];
+  } else {
+    throw usage(fmt::format("'{}' with {} sizes is not a scenario", scenario, v.size()));
+  }
+  return s;
+}
+
+Work inference_work(const ModelConfig& m, const InferenceShape& s, Dtype dtype) {
+  const double elem = static_cast<double>(input_size(dtype)), b = static_cast<double>(s.batch);
+  switch (s.scenario) {
+    case Scenario::prefill: return forward_work(m, b, 0, static_cast<double>(s.prompt), elem, true);
+    case Scenario::decode: return forward_work(m, b, static_cast<double>(s.context), 1, elem, true);
+    case Scenario::generate: {
+      Work w = forward_work(m, b, 0, static_cast<double>(s.prompt), elem, true);
+      for (std::int64_t t = 1; t < s.generate; ++t) {
+        const Work step = forward_work(m, b, static_cast<double>(s.prompt + t - 1), 1, elem, true);
+        w.flops += step.flops;
+        w.bytes += step.bytes;
+      }
+      return w;
+    }
+  }
+  return {};
+}
+
+Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string_view backend) {
+  const ModelConfig m = load_model_config(s.model);
+  const std::int64_t positions = s.scenario == Scenario::decode ? s.context + 1 : s.prompt + s.generate;
+  if (positions > m.max_positions)
+    throw InputError(fmt::format("{} needs {} positions; {} has {} (max_position_embeddings): choose a shorter context",
+                                 s.model, positions, m.name, m.max_positions));
+  Problem p;
+  p.family = "inference";
+  p.backend = std::string(backend);
+  p.dtype = dtype;
+  switch (s.scenario) {
+    case Scenario::prefill: p.shape = fmt::format("{}_prefill_b{}_p{}", m.name, s.batch, s.prompt); break;
+    case Scenario::decode: p.shape = fmt::format("{}_decode_b{}_c{}", m.name, s.batch, s.context); break;
+    case Scenario::generate: p.shape = fmt::format("{}_generate_b{}_p{}_g{}", m.name, s.batch, s.prompt, s.generate); break;
+  }
+  p.params = {{"model", s.model}, {"scenario", scenario_name(s.scenario)}, {"batch", s.batch},
+              {"prompt", s.prompt}, {"context", s.context}, {"generate", s.generate},
+              {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden}};
+  p.work = inference_work(m, s, dtype);
+  const double elem = static_cast<double>(input_size(dtype));
+  const double cache = static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(elem) * static_cast<double>(m.layers);
+  const double activations = static_cast<double>(s.batch * std::max<std::int64_t>(s.prompt, 1)) *
+                             static_cast<double>(m.qkv_width() + 2 * m.intermediate + 4 * m.hidden) * 4.0;
+  const double embedding = m.tied_embeddings ? 0.0 : static_cast<double>(m.hidden * m.vocab);
+  p.memory_bytes = (m.matmul_parameters() + embedding) * elem + cache + activations +
+                   static_cast<double>(s.batch * m.vocab) * 4.0;
+  return p;
+}
+
+InferenceShape shape_of(const Problem& p) {
+  InferenceShape s;
+  s.model = p.params.at("model").get<std::string>();
+  const auto scenario = p.params.at("scenario").get<std::string>();
+  s.scenario = scenario == "prefill" ? Scenario::prefill : scenario == "decode" ? Scenario::decode : Scenario::generate;
+  s.batch = p.params.at("batch").get<std::int64_t>();
+  s.prompt = p.params.at("prompt").get<std::int64_t>();
+  s.context = p.params.at("context").get<std::int64_t>();
+  s.generate = p.params.at("generate").get<std::int64_t>();
+  return s;
+}
+
+}  // namespace rooftop::inference

@@ -1,0 +1,38 @@
+#pragma once
+// The inference family's points: a model and a scenario. prefill (batch B, prompt P: time
+// to first token), decode (batch B at context C: time per output token, the cache growing
+// by one a step) and generate (B requests, P in, G out: TTFT, inter-token latency, output
+// tokens per second). Their work (FLOPs, compulsory bytes) is here and nowhere else.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "harness/problem.hpp"
+#include "suites/inference/model_config.hpp"
+
+namespace rooftop::inference {
+
+enum class Scenario { prefill, decode, generate };
+std::string_view scenario_name(Scenario scenario);
+
+struct InferenceShape {
+  std::string model;  // shipped name or config.json path
+  Scenario scenario = Scenario::prefill;
+  std::int64_t batch = 1;
+  std::int64_t prompt = 0;   // prefill, generate: tokens in
+  std::int64_t context = 0;  // decode: tokens already in the cache
+  std::int64_t generate = 0;  // generate: tokens out
+};
+
+// MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG; MODEL is a shipped name or
+// a config.json path. Throws InputError.
+InferenceShape parse_inference_shape(std::string_view text);
+
+// The work of the whole scenario as one sample times it: a prefill and its first token; one
+// decode step at context C; a generation (its prefill and G - 1 steps).
+Work inference_work(const ModelConfig& model, const InferenceShape& shape, Dtype dtype);
+// Throws InputError when the shape does not fit the model (context beyond its positions).
+Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend);
+InferenceShape shape_of(const Problem& problem);
+
+}  // namespace rooftop::inference

@@ -1,0 +1,31 @@
+#pragma once
+// A Llama-architecture decoder's configuration, read from the fields of a Hugging Face
+// config.json: the shipped ones (models/*.json, compiled in) by name, any other by path.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rooftop::inference {
+
+struct ModelConfig {
+  std::string name;  // "llama-3.2-1b", or the file's stem
+  std::int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
+  std::int64_t max_positions = 0;
+  double rope_theta = 10000, rms_eps = 1e-5;
+  bool tied_embeddings = false;
+
+  std::int64_t qkv_width() const { return (heads + 2 * kv_heads) * head_dim; }
+  // Weights multiplied once per token: the projections, the MLP and the LM head (the
+  // embedding is a row gather).
+  double matmul_parameters() const;
+  double parameters() const;  // every weight, the embedding once when tied
+  // Bytes of one token's keys and values in one layer.
+  double kv_bytes_per_token_layer(double element_bytes) const { return 2.0 * kv_heads * head_dim * element_bytes; }
+};
+
+// Throws InputError naming `origin` and the field on a missing, mistyped or inconsistent field.
+ModelConfig parse_model_config(std::string_view json_text, std::string_view origin, std::string name);
+// A shipped model ("tiny", "llama-3.2-1b", "llama-3.1-8b") or a config.json path.
+ModelConfig load_model_config(std::string_view name_or_path);
+
+}  // namespace rooftop::inference

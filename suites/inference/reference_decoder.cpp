@@ -1,0 +1,100 @@
+#include "suites/inference/reference_decoder.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/dtype_facts.hpp"
+
+namespace rooftop::inference {
+namespace {
+
+// y[r][n] = sum_k x[r][k] W[n][k], W in the weights' dtype.
+std::vector<double> project(const std::vector<double>& x, std::int64_t rows, std::int64_t k, const std::uint8_t* w,
+                            std::int64_t n, Dtype dtype) {
+  std::vector<double> y(static_cast<std::size_t>(rows * n), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double acc = 0;
+      for (std::int64_t i = 0; i < k; ++i)
+        acc += x[static_cast<std::size_t>(r * k + i)] * load_element(dtype, w, static_cast<std::size_t>(j * k + i));
+      y[static_cast<std::size_t>(r * n + j)] = acc;
+    }
+  return y;
+}
+
+std::vector<double> rms_norm(const std::vector<double>& h, std::int64_t rows, std::int64_t n, const std::vector<float>& weight,
+                             double eps) {
+  std::vector<double> out(h.size());
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double sq = 0;
+    for (std::int64_t i = 0; i < n; ++i) sq += h[static_cast<std::size_t>(r * n + i)] * h[static_cast<std::size_t>(r * n + i)];
+    const double inv = 1.0 / std::sqrt(sq / static_cast<double>(n) + eps);
+    for (std::int64_t i = 0; i < n; ++i)
+      out[static_cast<std::size_t>(r * n + i)] = h[static_cast<std::size_t>(r * n + i)] * inv * weight[static_cast<std::size_t>(i)];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> reference_logits(const DecoderWeights& w, const std::vector<std::int32_t>& tokens, std::int64_t layers) {
+  const auto& c = w.config;
+  const auto t_count = static_cast<std::int64_t>(tokens.size());
+  const std::int64_t hidden = c.hidden, d = c.head_dim, width = c.qkv_width(), group = c.heads / c.kv_heads;
+  std::vector<double> h(static_cast<std::size_t>(t_count * hidden));
+  for (std::int64_t t = 0; t < t_count; ++t)
+    for (std::int64_t i = 0; i < hidden; ++i)
+      h[static_cast<std::size_t>(t * hidden + i)] =
+          load_element(w.dtype, w.embedding.data(), static_cast<std::size_t>(tokens[static_cast<std::size_t>(t)] * hidden + i));
+  const auto n_layers = layers < 0 ? w.layers.size() : std::min(w.layers.size(), static_cast<std::size_t>(layers));
+  for (std::size_t l = 0; l < n_layers; ++l) {
+    const auto& L = w.layers[l];
+    auto qkv = project(rms_norm(h, t_count, hidden, L.attn_norm, c.rms_eps), t_count, hidden, L.qkv.data(), width, w.dtype);
+    for (std::int64_t t = 0; t < t_count; ++t)
+      for (std::int64_t head = 0; head < c.heads + c.kv_heads; ++head)
+        for (std::int64_t i = 0; i < d / 2; ++i) {
+          const double angle = static_cast<double>(t) * std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+          double& a = qkv[static_cast<std::size_t>(t * width + head * d + i)];
+          double& b = qkv[static_cast<std::size_t>(t * width + head * d + i + d / 2)];
+          const double a0 = a, b0 = b;
+          a = a0 * std::cos(angle) - b0 * std::sin(angle);
+          b = b0 * std::cos(angle) + a0 * std::sin(angle);
+        }
+    std::vector<double> attn(static_cast<std::size_t>(t_count * c.heads * d), 0.0);
+    for (std::int64_t t = 0; t < t_count; ++t)
+      for (std::int64_t head = 0; head < c.heads; ++head) {
+        const std::int64_t g = head / group;
+        std::vector<double> scores(static_cast<std::size_t>(t + 1));
+        double max = -1e300, sum = 0;
+        for (std::int64_t j = 0; j <= t; ++j) {
+          double s = 0;
+          for (std::int64_t i = 0; i < d; ++i)
+            s += qkv[static_cast<std::size_t>(t * width + head * d + i)] * qkv[static_cast<std::size_t>(j * width + (c.heads + g) * d + i)];
+          scores[static_cast<std::size_t>(j)] = s / std::sqrt(static_cast<double>(d));
+          max = std::max(max, scores[static_cast<std::size_t>(j)]);
+        }
+        for (auto& s : scores) sum += (s = std::exp(s - max));
+        for (std::int64_t j = 0; j <= t; ++j)
+          for (std::int64_t i = 0; i < d; ++i)
+            attn[static_cast<std::size_t>(t * c.heads * d + head * d + i)] +=
+                scores[static_cast<std::size_t>(j)] / sum * qkv[static_cast<std::size_t>(j * width + (c.heads + c.kv_heads + g) * d + i)];
+      }
+    const auto o = project(attn, t_count, c.heads * d, L.o.data(), hidden, w.dtype);
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] += o[i];
+    const auto gu = project(rms_norm(h, t_count, hidden, L.mlp_norm, c.rms_eps), t_count, hidden, L.gate_up.data(), 2 * c.intermediate, w.dtype);
+    std::vector<double> act(static_cast<std::size_t>(t_count * c.intermediate));
+    for (std::int64_t t = 0; t < t_count; ++t)
+      for (std::int64_t i = 0; i < c.intermediate; ++i) {
+        const double g = gu[static_cast<std::size_t>(t * 2 * c.intermediate + i)];
+        act[static_cast<std::size_t>(t * c.intermediate + i)] = g / (1 + std::exp(-g)) * gu[static_cast<std::size_t>(t * 2 * c.intermediate + c.intermediate + i)];
+      }
+    const auto down = project(act, t_count, c.intermediate, L.down.data(), hidden, w.dtype);
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] += down[i];
+  }
+  const std::vector<double> last(h.end() - hidden, h.end());
+  const auto x = rms_norm(last, 1, hidden, w.final_norm, c.rms_eps);
+  return project(x, 1, hidden, w.head(), c.vocab, w.dtype);
+}
+
+}  // namespace rooftop::inference

@@ -1,0 +1,98 @@
+// The inference suite: model configs (and their refusals), scenario shapes, the work a
+// scenario declares, and the decoder against the double-precision reference.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "harness/errors.hpp"
+#include "harness/random_fill.hpp"
+#include "suites/inference/cpu_decoder.hpp"
+#include "suites/inference/inference_check.hpp"
+#include "suites/inference/inference_problem.hpp"
+#include "suites/inference/model_config.hpp"
+#include "suites/inference/reference_decoder.hpp"
+
+using namespace rooftop;
+using namespace rooftop::inference;
+
+TEST_CASE("shipped configs: Llama 3.2 1B and 3.1 8B have their published sizes", "[inference]") {
+  const auto one = load_model_config("llama-3.2-1b");
+  CHECK(one.hidden == 2048);
+  CHECK(one.layers == 16);
+  CHECK(one.qkv_width() == (32 + 2 * 8) * 64);
+  CHECK(one.parameters() == Approx(1.2358e9).epsilon(1e-3));  // 1.24 B with the tied embedding once
+  const auto eight = load_model_config("llama-3.1-8b");
+  CHECK(eight.parameters() == Approx(8.03e9).epsilon(2e-3));
+  CHECK_FALSE(eight.tied_embeddings);
+  CHECK_THROWS_WITH(load_model_config("llama-7"), Catch::Contains("unknown model 'llama-7': choose one of"));
+}
+
+TEST_CASE("model configs: missing or inconsistent fields are refused with the field's name", "[inference]") {
+  const auto parse = [](const std::string& text) { return parse_model_config(text, "m.json", "m"); };
+  const std::string base = R"("hidden_size": 256, "num_hidden_layers": 2, "intermediate_size": 512, "vocab_size": 100)";
+  CHECK(parse("{" + base + R"(, "num_attention_heads": 8, "num_key_value_heads": 2})").head_dim == 32);
+  CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": 8, "num_key_value_heads": 3})"),
+                    Catch::Contains("8 attention heads do not divide into 3"));
+  CHECK_THROWS_WITH(parse(R"({"hidden_size": 256})"), Catch::Contains("has no 'num_hidden_layers'"));
+  CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": 8, "head_dim": 33})"), Catch::Contains("head_dim 33 is odd"));
+  CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": -8})"), Catch::Contains("not a positive integer"));
+  CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": 8, "model_type": "gpt2"})"), Catch::Contains("not llama"));
+  CHECK_THROWS_WITH(parse("[1, 2"), Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("scenario shapes and their work", "[inference]") {
+  const auto s = parse_inference_shape("llama-3.2-1b:decode:1x512");
+  CHECK(s.scenario == Scenario::decode);
+  CHECK(s.context == 512);
+  CHECK_THROWS_WITH(parse_inference_shape("llama-3.2-1b:decode:1x512x3"), Catch::Contains("is not a scenario"));
+  CHECK_THROWS_WITH(parse_inference_shape("tiny:prefill:0x4"), Catch::Contains("not a positive count"));
+  CHECK_THROWS_WITH(parse_inference_shape("tiny"), Catch::Contains("no scenario"));
+  CHECK_THROWS_WITH(make_inference_problem(parse_inference_shape("tiny:decode:1x5000"), Dtype::bf16, "cpu"),
+                    Catch::Contains("max_position_embeddings"));
+  // A decode step reads every multiplied weight once: 2.47 GB for the 1B model in bf16.
+  const auto p = make_inference_problem(s, Dtype::bf16, "cpu");
+  const auto m = load_model_config("llama-3.2-1b");
+  CHECK(p.work.bytes > 2 * m.matmul_parameters());
+  CHECK(p.work.bytes < 2 * m.matmul_parameters() * 1.02);
+  // 2 FLOPs a weight, plus QK^T and PV over the 513 positions the new token sees.
+  CHECK(p.work.flops == Approx(2 * m.matmul_parameters() + 4.0 * 32 * 64 * 513 * 16).epsilon(1e-9));
+  CHECK(p.shape == "llama-3.2-1b_decode_b1_c512");
+  // Prefill: the LM head only for the last position of each sequence.
+  const auto pre = make_inference_problem(parse_inference_shape("tiny:prefill:2x16"), Dtype::fp32, "cpu");
+  const auto t = load_model_config("tiny");
+  const double body = t.matmul_parameters() - static_cast<double>(t.hidden * t.vocab);
+  CHECK(pre.work.flops > 2 * body * 32 + 2.0 * static_cast<double>(t.hidden * t.vocab) * 2);
+}
+
+TEST_CASE("the CPU decoder matches the reference, and a stale cache length is caught", "[inference]") {
+  const auto config = load_model_config("tiny");
+  for (Dtype d : {Dtype::fp32, Dtype::bf16}) {
+    INFO(dtype_name(d));
+    const auto w = random_decoder_weights(config, d, 11);
+    const auto c = check_cpu_decoder(w, 2, 12);
+    CHECK(c.passed);
+    CHECK(c.max_error_ratio < 1);
+    CHECK(c.elements_checked > 0);
+  }
+  // Prefill then decode through the cache equals recomputing the whole sequence.
+  const auto w = random_decoder_weights(config, Dtype::fp32, 5);
+  CpuDecoder decoder(w, 1, 32);
+  std::vector<std::int32_t> seq{1, 2, 3, 4, 5, 0}, next(1);
+  decoder.forward(std::span<const std::int32_t>(seq).first(5), 5, next);
+  seq[5] = next[0];
+  decoder.forward(next, 1, next);
+  const auto ref = reference_logits(w, seq);
+  double worst = 0, scale = 0;
+  for (std::int64_t v = 0; v < config.vocab; ++v) {
+    worst = std::max(worst, std::fabs(decoder.logits()[static_cast<std::size_t>(v)] - ref[static_cast<std::size_t>(v)]));
+    scale = std::max(scale, std::fabs(ref[static_cast<std::size_t>(v)]));
+  }
+  CHECK(worst < logit_tolerance(Dtype::fp32) * scale);
+  // The same step at a stale cache length (position 3 instead of 5) gives other logits.
+  decoder.set_length(3);
+  decoder.forward(std::vector<std::int32_t>{seq[5]}, 1, next);
+  double moved = 0;
+  for (std::int64_t v = 0; v < config.vocab; ++v)
+    moved = std::max(moved, std::fabs(decoder.logits()[static_cast<std::size_t>(v)] - ref[static_cast<std::size_t>(v)]));
+  CHECK(moved > logit_tolerance(Dtype::fp32) * scale);
+}
