@@ -40,7 +40,7 @@ TEST_CASE("causal masks leave exactly the pairs a brute-force count finds", "[at
   CHECK(unmasked_pairs(4096, 4096, true) == 4096.0 * 4097 / 2);
 }
 
-TEST_CASE("attention work: 4 B Hq pairs D FLOPs; Q, K, V read and O written once", "[attention]") {
+TEST_CASE("attention work: 4 B Hq pairs D FLOPs, Q, K, V read and O written once", "[attention]") {
   AttentionShape s{false, 2, 32, 8, 1024, 1024, 128, false, 0, "fused", ""};
   auto w = attention_work(s, Dtype::bf16);
   CHECK(w.flops == 4.0 * 2 * 32 * 1024 * 1024 * 128);
@@ -165,7 +165,7 @@ TEST_CASE("the attention reference catches a wrong or unwritten output", "[atten
   CHECK_THAT(wrong.worst_element, Catch::Contains("O[b0,h3,i17,d5]"));
 }
 
-TEST_CASE("fp16 conversions: every half round-trips; floats round to nearest even", "[attention]") {
+TEST_CASE("fp16 conversions: every half round-trips, floats round to nearest even", "[attention]") {
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const float f = half_to_float(static_cast<std::uint16_t>(h));
     if (std::isnan(f)) continue;

@@ -75,7 +75,7 @@ class CorruptingTransport final : public LocalTransport {
 };
 }  // namespace
 
-TEST_CASE("a rank's wrong element fails the collective's check; the other points still run", "[collectives]") {
+TEST_CASE("a rank's wrong element fails the collective's check, the other points still run", "[collectives]") {
   RunOptions o;
   o.backend = "cpu";
   o.tier = Tier::smoke;

@@ -8,7 +8,7 @@
 
 using namespace rooftop;
 
-TEST_CASE("fp8 e4m3: every code round-trips; rounding is to nearest even; saturation at 448", "[fp8]") {
+TEST_CASE("fp8 e4m3: every code round-trips, rounding is to nearest even, saturation at 448", "[fp8]") {
   for (int code = 0; code < 256; ++code) {
     const float f = fp8_e4m3_to_float(static_cast<std::uint8_t>(code));
     if ((code & 0x7F) == 0x7F) {

@@ -79,7 +79,7 @@ TEST_CASE("Holm across the suite: too few repetitions for many benchmarks is sai
   CHECK_THAT(first.reason, Catch::Contains("cannot reach p <") && Catch::Contains("--repetitions"));
 }
 
-TEST_CASE("a wrong result fails; a clock change makes samples not comparable", "[gate]") {
+TEST_CASE("a wrong result fails, a clock change makes samples not comparable", "[gate]") {
   auto base = run_of({{"wrong", samples(1.0, 0.01)}, {"clock", samples(1.0, 0.01, 10, 2500)}});
   auto cur = run_of({{"wrong", samples(1.0, 0.01)}, {"clock", samples(1.3, 0.01, 10, 1800)}});
   cur.results[0].status = Status::failed;

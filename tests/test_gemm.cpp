@@ -36,7 +36,7 @@ TEST_CASE("GEMM FLOP and byte counts", "[gemm]") {
   CHECK(gemm_work(square, Dtype::fp16).bytes == gemm_work(square, Dtype::bf16).bytes);
 }
 
-TEST_CASE("GPU sweeps add 8192^3 and the GPU dtypes; the CPU keeps its three", "[gemm]") {
+TEST_CASE("GPU sweeps add 8192^3 and the GPU dtypes, the CPU keeps its three", "[gemm]") {
   const auto gpu = find_family("gemm").sweep({Tier::quick, "cuda"});
   const auto cpu = find_family("gemm").sweep({Tier::quick, "cpu"});
   auto count = [](const std::vector<Problem>& ps, const std::string& part) {
@@ -149,7 +149,7 @@ TEST_CASE("the reference check catches a wrong or unwritten output", "[gemm]") {
   CHECK(std::isinf(r.max_error_ratio));
 }
 
-TEST_CASE("int8 results must be exact; bf16 outputs get bf16 rounding", "[gemm]") {
+TEST_CASE("int8 results must be exact, bf16 outputs get bf16 rounding", "[gemm]") {
   const GemmShape shape{4, 4, 8};
   std::vector<std::int8_t> a(32, 3), b(32, -2);
   std::vector<std::int32_t> c(16, 3 * -2 * 8);

@@ -15,7 +15,7 @@ Ceilings machine() {
 }
 }  // namespace
 
-TEST_CASE("attainable is the lower of the two roofs; the ridge is where they meet", "[roofline]") {
+TEST_CASE("attainable is the lower of the two roofs, the ridge is where they meet", "[roofline]") {
   CHECK(attainable_flops(1000, 100, 1) == 100);     // memory roof
   CHECK(attainable_flops(1000, 100, 10) == 1000);   // exactly at the ridge
   CHECK(attainable_flops(1000, 100, 1e6) == 1000);  // compute roof

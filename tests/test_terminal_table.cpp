@@ -146,7 +146,7 @@ TEST_CASE("terminal table: a shape and a label too long for the width are elided
   CHECK(widest_line(table_of(run_of({r}), true)) > reports::kTerminalColumns);
 }
 
-TEST_CASE("units: digits counted after rounding; beyond the prefixes an exponent", "[units]") {
+TEST_CASE("units: digits counted after rounding, beyond the prefixes an exponent", "[units]") {
   CHECK(format_si(9.9996, "B/s") == "10.00 B/s");
   CHECK(format_si(99.996, "B/s") == "100.0 B/s");
   CHECK(format_si(-2.5e12, "B/s") == "-2.500 TB/s");

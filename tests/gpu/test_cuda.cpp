@@ -149,7 +149,7 @@ TEST_CASE("device fills are random, in range and reproducible", "[gpu]") {
   CHECK(std::count(x.begin(), x.end(), x[0]) < 4);
 }
 
-TEST_CASE("the timer measures device time; cold timing is not faster than warm", "[gpu]") {
+TEST_CASE("the timer measures device time, cold timing is not faster than warm", "[gpu]") {
   const auto info = gpu::detect_gpu();
   auto timer = gpu::make_cuda_timer(info.l2_bytes, info.sm_count);
   const std::size_t bytes = 8u << 20;  // fits in L2: cold and warm differ
