@@ -2,15 +2,20 @@
 // scenario declares, and the decoder against the double-precision reference.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 
 #include "harness/errors.hpp"
+#include "harness/gate.hpp"
 #include "harness/random_fill.hpp"
 #include "suites/inference/cpu_decoder.hpp"
 #include "suites/inference/inference_check.hpp"
 #include "suites/inference/inference_problem.hpp"
 #include "suites/inference/model_config.hpp"
 #include "suites/inference/reference_decoder.hpp"
+#include "suites/inference/safetensors.hpp"
 
 using namespace rooftop;
 using namespace rooftop::inference;
@@ -95,4 +100,63 @@ TEST_CASE("the CPU decoder matches the reference, and a stale cache length is ca
   for (std::int64_t v = 0; v < config.vocab; ++v)
     moved = std::max(moved, std::fabs(decoder.logits()[static_cast<std::size_t>(v)] - ref[static_cast<std::size_t>(v)]));
   CHECK(moved > logit_tolerance(Dtype::fp32) * scale);
+}
+
+TEST_CASE("the gate holds inference, a scenario suite, to the 5% system threshold", "[inference]") {
+  const GateConfig config;
+  CHECK(config.tau_for("inference/cpu/bf16/llama-3.2-1b_decode_b1_c512", "inference") == 0.05);
+}
+
+namespace {
+// The tiny model's random weights written as a Hugging Face checkpoint folder.
+void write_checkpoint(const DecoderWeights& w, const std::filesystem::path& dir, bool wrong_shape) {
+  const auto& c = w.config;
+  std::filesystem::create_directories(dir);
+  std::vector<std::pair<TensorInfo, std::vector<std::uint8_t>>> t;
+  const auto add = [&](std::string name, std::vector<std::int64_t> shape, const std::uint8_t* data, std::size_t bytes) {
+    t.push_back({TensorInfo{std::move(name), "F32", std::move(shape), 0, 0}, std::vector<std::uint8_t>(data, data + bytes)});
+  };
+  const auto f32 = [](const std::vector<float>& v) { return reinterpret_cast<const std::uint8_t*>(v.data()); };
+  const std::int64_t h = c.hidden, q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim, in = c.intermediate;
+  add("model.embed_tokens.weight", {c.vocab, h}, w.embedding.data(), w.embedding.size());
+  add("model.norm.weight", {h}, f32(w.final_norm), w.final_norm.size() * 4);
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    const auto& L = w.layers[l];
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    add(p + "input_layernorm.weight", {h}, f32(L.attn_norm), L.attn_norm.size() * 4);
+    add(p + "post_attention_layernorm.weight", {h}, f32(L.mlp_norm), L.mlp_norm.size() * 4);
+    add(p + "self_attn.q_proj.weight", {q, h}, L.qkv.data(), static_cast<std::size_t>(q * h * 4));
+    add(p + "self_attn.k_proj.weight", {kv, h}, L.qkv.data() + q * h * 4, static_cast<std::size_t>(kv * h * 4));
+    add(p + "self_attn.v_proj.weight", {kv, h}, L.qkv.data() + (q + kv) * h * 4, static_cast<std::size_t>(kv * h * 4));
+    add(p + "self_attn.o_proj.weight", {h, q}, L.o.data(), L.o.size());
+    add(p + "mlp.gate_proj.weight", {in, h}, L.gate_up.data(), static_cast<std::size_t>(in * h * 4));
+    add(p + "mlp.up_proj.weight", {wrong_shape ? in / 2 : in, h}, L.gate_up.data() + in * h * 4,
+        static_cast<std::size_t>((wrong_shape ? in / 2 : in) * h * 4));
+    add(p + "mlp.down_proj.weight", {h, in}, L.down.data(), L.down.size());
+  }
+  write_safetensors(dir / "model.safetensors", t);
+}
+}  // namespace
+
+TEST_CASE("a checkpoint folder's safetensors weights load into the decoder, and a wrong shape is named", "[inference]") {
+  const auto config = load_model_config("tiny");
+  const auto w = random_decoder_weights(config, Dtype::fp32, 21);
+  const auto dir = std::filesystem::temp_directory_path() / ("rooftop-ckpt-" + std::to_string(::getpid()));
+  write_checkpoint(w, dir, false);
+  std::filesystem::copy_file(std::string(ROOFTOP_TEST_MODELS_DIR) + "/tiny.json", dir / "config.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  CHECK(load_model_config(dir.string()).name == dir.filename().string());
+  const auto files = checkpoint_files(dir.string());
+  REQUIRE(files.size() == 1);
+  const auto loaded = load_decoder_weights(config, Dtype::fp32, files);
+  CHECK(loaded.layers.size() == w.layers.size());
+  CHECK(loaded.layers[1].gate_up == w.layers[1].gate_up);
+  CHECK(loaded.layers[0].qkv == w.layers[0].qkv);
+  CHECK(check_cpu_decoder(loaded, 1, 3).passed);
+  // bf16 from fp32 files: rounded on load.
+  CHECK(load_decoder_weights(config, Dtype::bf16, files).embedding.size() == w.embedding.size() / 2);
+  write_checkpoint(w, dir, true);
+  CHECK_THROWS_WITH(load_decoder_weights(config, Dtype::fp32, checkpoint_files(dir.string())),
+                    Catch::Contains("mlp.up_proj.weight' has shape [384, 256], the model config needs [768, 256]"));
+  std::filesystem::remove_all(dir);
 }

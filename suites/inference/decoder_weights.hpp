@@ -3,6 +3,7 @@
 // projection [out, in] row-major (nn.Linear keeps them so), q/k/v fused into one [qkv, hidden]
 // matrix and gate/up into one [2 x intermediate, hidden]; norms in fp32.
 #include <cstdint>
+#include <filesystem>
 #include <vector>
 
 #include "harness/dtype.hpp"
@@ -30,5 +31,11 @@ struct DecoderWeights {
 // and greedy tokens vary; norms 1; embeddings uniform in [-1, 1). `layers` of them (a
 // slice for checks; the config's count by default). fp32 or bf16.
 DecoderWeights random_decoder_weights(const ModelConfig& config, Dtype dtype, std::uint64_t seed, std::int64_t layers = -1);
+
+// A Hugging Face checkpoint's weights (model.embed_tokens.weight, model.layers.N.self_attn.
+// q_proj.weight, ...) from its .safetensors files, converted to `dtype`. Throws InputError
+// naming the file and tensor when one is missing or its shape does not fit the config.
+DecoderWeights load_decoder_weights(const ModelConfig& config, Dtype dtype,
+                                    const std::vector<std::filesystem::path>& safetensors_files);
 
 }  // namespace rooftop::inference

@@ -32,12 +32,19 @@ std::vector<std::int32_t> random_tokens(std::int64_t count, std::int64_t vocab, 
   return t;
 }
 
+// A checkout's real weights where the model is its folder, else seeded random ones.
+DecoderWeights load_weights(const std::string& model, Dtype dtype, std::uint64_t seed) {
+  const auto config = load_model_config(model);
+  const auto files = checkpoint_files(model);
+  return files.empty() ? random_decoder_weights(config, dtype, seed) : load_decoder_weights(config, dtype, files);
+}
+
 class InferenceCpu final : public ScenarioInstance {
  public:
   InferenceCpu(const Problem& p, std::uint64_t seed)
       : shape_(shape_of(p)),
         seed_(seed),
-        weights_(random_decoder_weights(load_model_config(shape_.model), p.dtype, seed)),
+        weights_(load_weights(shape_.model, p.dtype, seed)),
         decoder_(weights_, shape_.batch, max_context()) {
     const auto& c = weights_.config;
     prompt_ = random_tokens(shape_.batch * std::max<std::int64_t>(shape_.prompt, 1), c.vocab, seed + 1);

@@ -127,7 +127,8 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   }
   p.params = {{"model", s.model}, {"scenario", scenario_name(s.scenario)}, {"batch", s.batch},
               {"prompt", s.prompt}, {"context", s.context}, {"generate", s.generate},
-              {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden}};
+              {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden},
+              {"weights", checkpoint_files(s.model).empty() ? "random (seeded)" : "checkpoint " + s.model}};
   p.work = inference_work(m, s, dtype);
   const double elem = static_cast<double>(input_size(dtype));
   const double cache = static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(elem) * static_cast<double>(m.layers);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -91,6 +92,13 @@ ModelConfig load_model_config(std::string_view name_or_path) {
     throw InputError(fmt::format("unknown model '{}': choose one of {}, or give the path of a Hugging Face config.json",
                                  name, fmt::join(known, ", ")));
   }
+  if (std::filesystem::is_directory(name)) {
+    const auto config = std::filesystem::path(name) / "config.json";
+    auto c = load_model_config(config.string());
+    c.name = std::filesystem::path(name).lexically_normal().filename().string();
+    if (c.name.empty()) c.name = std::filesystem::path(name).lexically_normal().parent_path().filename().string();
+    return c;
+  }
   std::ifstream in(name);
   if (!in) throw InputError(fmt::format("{}: cannot read the model config (missing or unreadable)", name));
   std::stringstream text;
@@ -100,6 +108,16 @@ ModelConfig load_model_config(std::string_view name_or_path) {
   const auto stem = path.stem().string() == "config" && path.has_parent_path() ? path.parent_path().filename().string()
                                                                                : path.stem().string();
   return parse_model_config(text.str(), name, stem);
+}
+
+std::vector<std::filesystem::path> checkpoint_files(std::string_view name_or_path) {
+  std::vector<std::filesystem::path> files;
+  const std::filesystem::path dir(name_or_path);
+  if (!std::filesystem::is_directory(dir)) return files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".safetensors") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 }  // namespace rooftop::inference

@@ -2,6 +2,8 @@
 // A Llama-architecture decoder's configuration, read from the fields of a Hugging Face
 // config.json: the shipped ones (models/*.json, compiled in) by name, any other by path.
 #include <cstdint>
+#include <filesystem>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -25,7 +27,11 @@ struct ModelConfig {
 
 // Throws InputError naming `origin` and the field on a missing, mistyped or inconsistent field.
 ModelConfig parse_model_config(std::string_view json_text, std::string_view origin, std::string name);
-// A shipped model ("tiny", "llama-3.2-1b", "llama-3.1-8b") or a config.json path.
+// A shipped model ("tiny", "llama-3.2-1b", "llama-3.1-8b"), a config.json path, or a
+// Hugging Face checkout's folder (its config.json).
 ModelConfig load_model_config(std::string_view name_or_path);
+// A checkout folder's *.safetensors files, sorted (its real weights); empty for a shipped
+// name or a config.json alone (random weights).
+std::vector<std::filesystem::path> checkpoint_files(std::string_view name_or_path);
 
 }  // namespace rooftop::inference
