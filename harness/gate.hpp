@@ -26,7 +26,7 @@ struct GateConfig {
   double tau_system = 0.05;    // for collectives and end-to-end inference
   int min_repetitions = 7;     // per side, or INCONCLUSIVE
   double clock_tolerance = 0.05;  // relative difference of median clocks that makes samples not comparable
-  int bootstrap_resamples = 2000;
+  int bootstrap_resamples = 2000;  // ab's paired blocks only; the two-sample CI is exact
   std::vector<ThresholdOverride> overrides;
   double tau_for(const std::string& name, const std::string& family) const;
 };
@@ -43,7 +43,7 @@ struct Comparison {
   std::string reason;
   int baseline_count = 0, current_count = 0;
   double change = 0;                    // relative change of time: +0.10 = 10% slower
-  double change_low = 0, change_high = 0;  // 95% bootstrap CI of the change
+  double change_low = 0, change_high = 0;  // 95% CI of the change
   double p = 1, p_holm = 1;
   double cv_baseline = 0, cv_current = 0;
   double minimum_detectable = std::numeric_limits<double>::infinity();  // relative change

@@ -91,7 +91,7 @@ CalibrationReport calibrate_gate(const std::vector<RunResults>& aa, const std::v
   report.median_cv = all_cv.empty() ? 0 : median(all_cv);
 
   GateConfig fast = config;
-  fast.bootstrap_resamples = 0;  // FAIL needs only p and the shift
+  fast.bootstrap_resamples = 0;  // FAIL needs only p and the shift (ab's blocks are not used here)
   std::uint64_t state = seed;
   std::vector<double> offline = {0.0};
   offline.insert(offline.end(), slowdowns.begin(), slowdowns.end());

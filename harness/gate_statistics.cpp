@@ -133,6 +133,35 @@ double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y
   return median(diffs);
 }
 
+Interval hodges_lehmann_ci(std::span<const double> x, std::span<const double> y, double level) {
+  const int n = static_cast<int>(x.size()), m = static_cast<int>(y.size());
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (n == 0 || m == 0) return {-kInf, kInf};
+  const double tail = (1.0 - level) / 2.0;
+  const std::int64_t total = static_cast<std::int64_t>(n) * m;
+  // k: the most differences below the interval such that P(U <= k - 1) <= tail.
+  std::int64_t k = 0;
+  if (n <= kExactLimit && m <= kExactLimit) {
+    const auto dist = mann_whitney_distribution(n, m);
+    double below = 0;
+    while (k < total && below + dist[static_cast<std::size_t>(k)] <= tail) below += dist[static_cast<std::size_t>(k++)];
+  } else {
+    const double nm = static_cast<double>(total);
+    k = static_cast<std::int64_t>(std::floor(nm / 2.0 - normal_quantile(1.0 - tail) * std::sqrt(nm * (n + m + 1) / 12.0)));
+  }
+  if (k < 1) return {-kInf, kInf};
+  std::vector<double> diffs;
+  diffs.reserve(static_cast<std::size_t>(total));
+  for (double yj : y)
+    for (double xi : x) diffs.push_back(yj - xi);
+  // Only the two order statistics are needed.
+  auto low = diffs.begin() + (k - 1), high = diffs.begin() + (total - k);
+  std::nth_element(diffs.begin(), low, diffs.end());
+  const double lo = *low;
+  std::nth_element(diffs.begin(), high, diffs.end());
+  return {lo, *high};
+}
+
 Interval bootstrap_shift_ci(std::span<const double> x, std::span<const double> y, double level, int resamples,
                             std::uint64_t seed) {
   std::vector<double> shifts(resamples), bx(x.size()), by(y.size());

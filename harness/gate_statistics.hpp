@@ -23,6 +23,13 @@ double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y
 struct Interval {
   double low = 0, high = 0;
 };
+// Distribution-free CI of the Hodges-Lehmann shift (Moses; Hollander & Wolfe, Nonparametric
+// Statistical Methods, section 4.3): [D(k), D(nm + 1 - k)] of the sorted differences
+// y_j - x_i, with k from the Mann-Whitney null distribution (exact up to 50 a side, else
+// its normal approximation) so that the coverage is at least `level`. Unbounded when no
+// interval reaches that coverage with so few values. One sort: no resampling.
+Interval hodges_lehmann_ci(std::span<const double> x, std::span<const double> y, double level = 0.95);
+
 // Percentile bootstrap CI of the Hodges-Lehmann shift: both sides resampled with
 // replacement `resamples` times from a fixed seed, so the same data give the same interval.
 Interval bootstrap_shift_ci(std::span<const double> x, std::span<const double> y, double level, int resamples,

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -76,4 +77,37 @@ TEST_CASE("normal quantile and detectable effect", "[gate][statistics]") {
   const double base = minimum_detectable_log_shift(0.01, 10, 10, 0.001);
   CHECK(minimum_detectable_log_shift(0.02, 10, 10, 0.001) == Approx(2 * base));
   CHECK(minimum_detectable_log_shift(0.01, 20, 20, 0.001) < base);
+}
+
+TEST_CASE("the Hodges-Lehmann interval: order statistics of the differences, exact k, unbounded when too few",
+          "[gate]") {
+  // 10 vs 10: P(U <= 23) = 0.0216 <= 0.025 < P(U <= 24): k = 24, the 24th smallest and largest
+  // of the 100 differences (Hollander & Wolfe's table for m = n = 10).
+  std::vector<double> x, y;
+  for (int i = 0; i < 10; ++i) {
+    x.push_back(i);
+    y.push_back(i + 100 * (i % 2) + 0.5);  // odd y far above: the differences spread
+  }
+  std::vector<double> d;
+  for (double yj : y)
+    for (double xi : x) d.push_back(yj - xi);
+  std::sort(d.begin(), d.end());
+  const auto ci = hodges_lehmann_ci(x, y, 0.95);
+  CHECK(ci.low == d[23]);
+  CHECK(ci.high == d[100 - 24]);
+  CHECK(ci.low <= hodges_lehmann_shift(x, y));
+  CHECK(ci.high >= hodges_lehmann_shift(x, y));
+  // 3 vs 3: the smallest tail, 1/20 = 0.05, is above 0.025: no 95% interval.
+  const std::vector<double> a{1, 2, 3}, b{4, 5, 6};
+  CHECK(std::isinf(hodges_lehmann_ci(a, b).low));
+  // Beyond 50 a side, the normal approximation: a shift of exactly 1 is inside, and tight.
+  std::vector<double> big_x, big_y;
+  for (int i = 0; i < 200; ++i) {
+    big_x.push_back(std::sin(i) * 0.1);
+    big_y.push_back(std::sin(i * 7) * 0.1 + 1);
+  }
+  const auto big = hodges_lehmann_ci(big_x, big_y);
+  CHECK(big.low < 1.0);
+  CHECK(big.high > 1.0);
+  CHECK(big.high - big.low < 0.1);
 }
