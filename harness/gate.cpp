@@ -1,3 +1,4 @@
+#include "harness/name_filter.hpp"
 #include "harness/registry.hpp"
 #include "harness/gate.hpp"
 
@@ -154,7 +155,7 @@ std::string_view verdict_name(Verdict v) {
 
 double GateConfig::tau_for(const std::string& name, const std::string& family) const {
   for (const auto& o : overrides)
-    if (std::regex_search(name, o.regex)) return o.tau;
+    if (o.filter->matches(name)) return o.tau;
   // Whole systems (ranks in lockstep, scenarios) vary more run to run than one kernel.
   const Family* f = family_named(family);
   return f && f->measurement != Measurement::kernel_loop ? tau_system : tau_kernel;
@@ -183,11 +184,9 @@ GateConfig load_gate_config(const std::filesystem::path& path) {
       const std::string field = fmt::format("overrides[{}]", i);
       if (!o.is_object() || !o.contains("match") || !o["match"].is_string() || !o.contains("tau") || !o["tau"].is_number())
         throw InputError(fmt::format("{}: field '{}' needs a string 'match' and a number 'tau'", path.string(), field));
-      try {
-        c.overrides.push_back({o["match"], std::regex(o["match"].get<std::string>()), o["tau"].get<double>()});
-      } catch (const std::regex_error&) {
-        throw InputError(fmt::format("{}: field '{}.match' is not a valid regular expression", path.string(), field));
-      }
+      const auto match = o["match"].get<std::string>();
+      c.overrides.push_back({match, std::make_shared<NameFilter>(match, fmt::format("{}: field '{}.match'", path.string(), field)),
+                             o["tau"].get<double>()});
     }
   }
   return c;

@@ -3,10 +3,11 @@
 // benchmark, and says FAIL only for a slowdown that is both significant and large.
 #include <filesystem>
 #include <limits>
-#include <regex>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "harness/name_filter.hpp"
 #include "harness/results.hpp"
 
 namespace rooftop {
@@ -15,8 +16,8 @@ enum class Verdict { pass, fail, improved, inconclusive, added, missing };
 std::string_view verdict_name(Verdict verdict);  // PASS, FAIL, IMPROVED, INCONCLUSIVE, NEW, MISSING
 
 struct ThresholdOverride {
-  std::string pattern;  // ECMAScript regex searched in benchmark names
-  std::regex regex;
+  std::string pattern;  // regular expression (RE2) searched in benchmark names
+  std::shared_ptr<const NameFilter> filter;
   double tau = 0;
 };
 

@@ -146,7 +146,9 @@ void run_kernel_loop(const RunOptions& o, PointPipeline& pipeline) {
   // --benchmark_* flag given on the command line wins.
   std::vector<std::string> args = {"rooftop", fmt::format("--benchmark_repetitions={}", o.repetitions),
                                    fmt::format("--benchmark_min_time={}", o.min_time_s.value_or(default_min_time(o.tier)))};
-  args.insert(args.end(), o.benchmark_args.begin(), o.benchmark_args.end());
+  // --benchmark_filter was applied to the plan already (harness/runner.cpp, by RE2).
+  for (const auto& a : o.benchmark_args)
+    if (!a.starts_with("--benchmark_filter=")) args.push_back(a);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());

@@ -13,11 +13,11 @@
 #include <map>
 #include <memory>
 #include <new>
-#include <regex>
 #include <set>
 
 #include "harness/errors.hpp"
 #include "harness/measurement_loops.hpp"
+#include "harness/name_filter.hpp"
 #include "harness/registry.hpp"
 
 namespace rooftop {
@@ -89,15 +89,8 @@ void check_benchmark_flags(const RunOptions& o, const std::vector<Problem>& poin
         throw InputError(fmt::format("{}: give seconds or an iteration count, e.g. --benchmark_min_time=0.5s or "
                                      "--benchmark_min_time=100x (or use --min-time)", arg));
     } else if (arg.starts_with("--benchmark_filter=")) {
-      const bool negative = value.starts_with("-");
-      std::regex re;
-      try {
-        re = std::regex(negative ? value.substr(1) : value);
-      } catch (const std::regex_error& e) {
-        throw InputError(fmt::format("{} is not a valid regular expression ({})", arg, e.what()));
-      }
-      const bool any = std::any_of(points.begin(), points.end(),
-                                   [&](const Problem& p) { return std::regex_search(p.name(), re) != negative; });
+      const NameFilter filter(value, "--benchmark_filter", true);
+      const bool any = std::any_of(points.begin(), points.end(), [&](const Problem& p) { return filter.matches(p.name()); });
       if (!any) throw InputError(fmt::format("{} matches no point of this run (rooftop's --filter does the same)", arg));
     }
   }
@@ -138,14 +131,13 @@ RunOptions with_own_loop_flags(const RunOptions& o, Measurement kind) {
   return out;
 }
 
-// --benchmark_filter, as Google Benchmark applies it (a leading '-' negates).
+// --benchmark_filter, as Google Benchmark applies it (a leading '-' negates), but matched
+// here by RE2 for every kind of loop: Google Benchmark's own matcher backtracks.
 void apply_benchmark_filter(const RunOptions& o, std::vector<Problem>& points) {
   for (const auto& arg : o.benchmark_args) {
     if (!arg.starts_with("--benchmark_filter=")) continue;
-    auto value = flag_value(arg);
-    const bool negative = value.starts_with("-");
-    const std::regex re(negative ? value.substr(1) : value);
-    std::erase_if(points, [&](const Problem& p) { return std::regex_search(p.name(), re) == negative; });
+    const NameFilter filter(flag_value(arg), "--benchmark_filter", true);
+    std::erase_if(points, [&](const Problem& p) { return !filter.matches(p.name()); });
   }
 }
 }  // namespace
@@ -161,12 +153,7 @@ double default_min_time(Tier tier) {
 
 std::vector<Problem> plan_points(const RunOptions& o, double available, int ranks) {
   std::vector<Problem> planned;
-  std::regex filter;
-  try {
-    filter = std::regex(o.filter.empty() ? std::string(".*") : o.filter, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw InputError(fmt::format("--filter '{}' is not a valid regular expression ({})", o.filter, e.what()));
-  }
+  const NameFilter filter(o.filter, "--filter");
   const PlanContext context{o.tier, o.backend, ranks};
   std::vector<std::string> all_names, suite_names;
   std::set<std::string> seen;
@@ -204,7 +191,7 @@ std::vector<Problem> plan_points(const RunOptions& o, double available, int rank
         throw InputError(fmt::format("{} is asked for twice (a suite or shape given twice?): a run measures each point "
                                      "once; use --repetitions for more samples", p.name()));
       all_names.push_back(p.name());
-      if (std::regex_search(p.name(), filter)) planned.push_back(std::move(p));
+      if (filter.matches(p.name())) planned.push_back(std::move(p));
     }
   }
   if (planned.empty() && all_names.empty())
@@ -231,7 +218,7 @@ RunResults run_points(const RunOptions& options, const Backend& backend, RunMeta
   const RunOptions o = own_loop ? with_own_loop_flags(options, kind) : options;
   auto planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
   check_benchmark_flags(options, planned);
-  if (own_loop) apply_benchmark_filter(options, planned);
+  apply_benchmark_filter(options, planned);
 
   const bool writer = !transport || transport->writes_results();
   PointPipeline pipeline(backend, std::move(metadata), std::move(planned), o.out, writer);
