@@ -139,6 +139,58 @@ else:
     if kept["complete"] or not any(r["status"] == "ok" for r in kept["results"]):
         problems.append("hung rank: the finished points were not kept")
 
+
+
+def first_points_saved(path, job, timeout=60):
+    """Waits until the run has saved a finished point; returns the ranks' pids from it."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and job.poll() is None:
+        time.sleep(0.2)
+        try:
+            with open(path) as f:
+                saved = json.load(f)
+            if saved["results"]:
+                return [int(re.search(r"pid (\d+)", p).group(1)) for p in saved["device"]["properties"]["placement"]]
+        except (OSError, ValueError, KeyError, AttributeError):
+            pass
+    return None
+
+
+# What mpirun allows (Open MPI 4.1, README's exit-code table): a rank killed by a signal
+# makes mpirun exit 128 + the signal; Ctrl-C to mpirun ends every rank and mpirun exits 1.
+# Either way the finished points were kept, marked incomplete.
+for case in ("killed rank", "ctrl-c"):
+    path = os.path.join(out, f"collectives-{case.replace(' ', '-')}.json")
+    if os.path.exists(path):
+        os.remove(path)
+    job = subprocess.Popen(launch + [rooftop, "run", "--suite", "collectives", "--backend", "cpu", "--shape",
+                                     "all_reduce:4K-64M:f4", "--repetitions", "50", "--min-time", "0.05", "--out", path],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    pids = first_points_saved(path, job)
+    if not pids:
+        job.kill()
+        problems.append(f"{case}: no point was saved within 60 s")
+        continue
+    if case == "killed rank":
+        os.kill(pids[1], signal.SIGKILL)
+        expected = 128 + signal.SIGKILL
+    else:
+        os.killpg(job.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches mpirun's process group
+        expected = 1
+    try:
+        log, _ = job.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(job.pid, signal.SIGKILL)
+        log, _ = job.communicate()
+        problems.append(f"{case}: the job did not end within 60 s")
+        continue
+    with open(path) as f:
+        kept = json.load(f)
+    if job.returncode != expected:
+        problems.append(f"{case}: mpirun exit {job.returncode}, the README says {expected}; log {log[-300:]}")
+    if kept["complete"] or not any(r["status"] == "ok" for r in kept["results"]):
+        problems.append(f"{case}: the finished points were not kept (or the file says complete)")
+
 for p in problems:
     print("FAIL:", p)
 print("mpi collectives:", "all checks passed" if not problems else f"{len(problems)} problem(s)")
