@@ -90,6 +90,11 @@ void PointPipeline::finish(std::size_t i, std::vector<Sample> samples,
   save();
 }
 
+void PointPipeline::add(ResultRecord record) {
+  results_.results.push_back(std::move(record));  // no progress line: its point had one
+  save();
+}
+
 void PointPipeline::save() const {
   if (writer_ && out_) save_results(*out_, results_);
 }

@@ -45,6 +45,9 @@ class PointPipeline {
   void finish(std::size_t i, std::vector<Sample> samples,
               std::vector<std::pair<std::string, std::vector<double>>> metrics = {});
 
+  // A record the loop made itself (a scenario's stage), kept after the point's own.
+  void add(ResultRecord record);
+
   void save() const;
   RunResults take(bool complete);
 

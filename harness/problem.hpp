@@ -14,6 +14,8 @@
 
 namespace rooftop {
 
+class StageRecorder;  // harness/stage_trace.hpp
+
 struct Problem {
   std::string family;   // "gemm"
   std::string backend;  // "cpu"
@@ -74,6 +76,18 @@ struct ScenarioRepetition {
 class ScenarioInstance : public Instance {
  public:
   virtual ScenarioRepetition run_repetition() = 0;
+  // A stage of the scenario (a projection, the attention) and its work in one forward.
+  struct StageWork {
+    std::string name;
+    Work work;
+  };
+  // One more run of the scenario with every stage timed into `recorder` (a profiling pass:
+  // no sample); returns each stage's work a forward, or nothing where the instance has no
+  // stages.
+  virtual std::vector<StageWork> profile(StageRecorder& recorder) {
+    (void)recorder;
+    return {};
+  }
 };
 
 

@@ -32,6 +32,8 @@ struct RunOptions {
   CachePolicy cache = CachePolicy::automatic;
   double comm_timeout_s = 120;       // collectives: a collective slower than this means a dead or hung rank
   std::optional<std::filesystem::path> out;  // results JSON, rewritten after every point
+  bool stages = false;  // scenario suites: a point per stage from a profiling pass
+  std::optional<std::filesystem::path> trace;  // scenario suites: the profiling pass as Chrome trace events
   std::vector<std::string> benchmark_args;   // --benchmark_* flags, passed to Google Benchmark
   std::string command_line;
 };

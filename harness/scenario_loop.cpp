@@ -1,17 +1,51 @@
 // The scenario loop: an instance runs its whole scripted sequence (end-to-end inference) a
 // repetition, timing itself where Google Benchmark could not (a generation's time to first
-// token and its inter-token latencies are inside one run).
+// token and its inter-token latencies are inside one run). With --stages or --trace, a
+// profiling pass after the repetitions times each stage.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "harness/measurement_loops.hpp"
 #include "harness/random_fill.hpp"
+#include "harness/stage_trace.hpp"
 
 namespace rooftop {
+namespace {
+
+// A record per stage: one sample a forward (the stage's time summed over the layers).
+std::vector<ResultRecord> stage_records(const ResultRecord& parent, const std::vector<ScenarioInstance::StageWork>& stages,
+                                        const StageRecorder& recorder, double clock_mhz) {
+  std::vector<ResultRecord> out;
+  for (const auto& stage : stages) {
+    std::map<int, double> per_forward;
+    for (const auto& s : recorder.spans())
+      if (s.name == stage.name) per_forward[s.forward] += s.end_s - s.start_s;
+    ResultRecord r;
+    r.problem = parent.problem;
+    r.problem.shape = parent.problem.shape + "." + stage.name;
+    r.problem.params = {{"stage", stage.name}, {"of", parent.problem.name()},
+                        {"timing", "profiling pass after the repetitions; host clock"}};
+    r.problem.work = stage.work;
+    r.implementation = parent.implementation;
+    r.implementation_label = parent.implementation_label;
+    for (const auto& [forward, seconds] : per_forward)
+      if (seconds > 0) r.samples.push_back({seconds, 1, clock_mhz});
+    if (r.samples.empty()) {
+      r.status = Status::error;
+      r.reason = "the profiling pass did not reach this stage";
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
 
 void run_scenario_loop(const RunOptions& o, PointPipeline& pipe) {
   pipe.start();
+  nlohmann::ordered_json trace_events = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < pipe.size() && !g_interrupted.load(); ++i) {
     if (!pipe.prepare(i, SetupContext{derive_seed(o.seed, pipe.problem(i).name())})) {
       pipe.finish(i, {});
@@ -20,6 +54,7 @@ void run_scenario_loop(const RunOptions& o, PointPipeline& pipe) {
     auto* instance = dynamic_cast<ScenarioInstance*>(&pipe.instance(i));
     std::vector<Sample> samples;
     std::vector<std::pair<std::string, std::vector<double>>> metrics;
+    std::vector<ResultRecord> stages;
     try {
       if (!instance) throw std::logic_error(pipe.problem(i).name() + ": a scenario family's instance must be a ScenarioInstance");
       instance->run_repetition();  // warm-up: caches, oneDNN's kernels, the allocator
@@ -33,13 +68,24 @@ void run_scenario_loop(const RunOptions& o, PointPipeline& pipe) {
           it->second.push_back(value);
         }
       }
+      if ((o.stages || o.trace) && !g_interrupted.load()) {
+        StageRecorder recorder;
+        const auto work = instance->profile(recorder);
+        if (o.stages) stages = stage_records(pipe.record(i), work, recorder, pipe.backend().clock_mhz());
+        if (o.trace) {
+          append_trace_events(trace_events, recorder.spans(), static_cast<int>(i) + 1, pipe.problem(i).name());
+          write_trace(*o.trace, trace_events);  // after every point, as the results
+        }
+      }
     } catch (const std::exception& e) {  // a fault in one point; the others go on
       pipe.refuse(i, Status::error, fmt::format("failed while timed: {}", e.what()));
       samples.clear();
       metrics.clear();
+      stages.clear();
     }
     if (g_interrupted.load()) break;
     pipe.finish(i, std::move(samples), std::move(metrics));
+    for (auto& s : stages) pipe.add(std::move(s));
   }
 }
 

@@ -8,10 +8,12 @@
 #include <cstring>
 #include <dnnl.hpp>
 #include <limits>
+#include <optional>
 
 #include "harness/bf16.hpp"
 #include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
+#include "harness/stage_trace.hpp"
 #include "suites/inference/cpu_gemv.hpp"
 
 namespace rooftop::inference {
@@ -224,6 +226,8 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
     }
   };
 
+  using Stage = StageRecorder::Scope;
+  const Stage whole(recorder_, "forward", -1);
   // The rotary angles of this call's positions, shared by every head and layer.
   rope_.resize(static_cast<std::size_t>(per_seq * d));
   for (std::int64_t t = 0; t < per_seq; ++t)
@@ -234,16 +238,24 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
       rope_[static_cast<std::size_t>(t * d + d / 2 + i)] = static_cast<float>(std::sin(angle));
     }
   // Embedding rows.
+  std::optional<Stage> stage;
+  stage.emplace(recorder_, "embedding", -1);
 #pragma omp parallel for schedule(static)
   for (std::int64_t r = 0; r < rows; ++r) {
     const auto token = static_cast<std::int64_t>(tokens[static_cast<std::size_t>(r)]);
     for (std::int64_t i = 0; i < hidden; ++i)
       h_[static_cast<std::size_t>(r * hidden + i)] = load(dtype, w_.embedding.data(), static_cast<std::size_t>(token * hidden + i));
   }
+  stage.reset();
   for (std::int64_t l = 0; l < layers_; ++l) {
     const auto& L = w_.layers[static_cast<std::size_t>(l)];
+    const int li = static_cast<int>(l);
+    const Stage layer(recorder_, "layer", li);
+    stage.emplace(recorder_, "attn_norm", li);
     rms_norm(L.attn_norm, rows, 1, 0);
+    stage.emplace(recorder_, "qkv", li);
     run(linear(L.qkv.data(), rows, width, hidden), xn_.data(), qkv_.data());
+    stage.emplace(recorder_, "rope", li);
     // RoPE (rotate-half pairs i, i + d/2) on q and k, then k and v into the cache.
 #pragma omp parallel for collapse(2) schedule(static)
     for (std::int64_t b = 0; b < batch_; ++b)
@@ -269,12 +281,17 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
           }
         }
       }
+    stage.emplace(recorder_, "attention", li);
     attention(l, per_seq, qkv_.data(), attn_.data());
+    stage.emplace(recorder_, "o_proj", li);
     run(linear(L.o.data(), rows, hidden, c.heads * d), attn_.data(), proj_.data());
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
+    stage.emplace(recorder_, "mlp_norm", li);
     rms_norm(L.mlp_norm, rows, 1, 0);
+    stage.emplace(recorder_, "gate_up", li);
     run(linear(L.gate_up.data(), rows, 2 * c.intermediate, hidden), xn_.data(), gate_up_.data());
+    stage.emplace(recorder_, "swiglu", li);
     const std::int64_t inter = c.intermediate;
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < rows; ++r)
@@ -283,14 +300,19 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
         const float u = gate_up_[static_cast<std::size_t>(r * 2 * inter + inter + i)];
         store(dtype, act_.data(), static_cast<std::size_t>(r * inter + i), g / (1.0f + std::exp(-g)) * u);
       }
+    stage.emplace(recorder_, "down", li);
     run(linear(L.down.data(), rows, hidden, inter), act_.data(), proj_.data());
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
+    stage.reset();
   }
   length_ += per_seq;
   // The last position of each sequence: final norm, LM head, greedy token.
+  stage.emplace(recorder_, "final_norm", -1);
   rms_norm(w_.final_norm, batch_, per_seq, per_seq - 1);
+  stage.emplace(recorder_, "lm_head", -1);
   run(linear(w_.head(), batch_, c.vocab, hidden), xn_.data(), logits_.data());
+  stage.emplace(recorder_, "sampling", -1);
   for (std::int64_t b = 0; b < batch_; ++b) {
     const float* row = logits_.data() + b * c.vocab;
     next[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(std::max_element(row, row + c.vocab) - row);

@@ -16,6 +16,10 @@
 
 #include "suites/inference/decoder_weights.hpp"
 
+namespace rooftop {
+class StageRecorder;
+}
+
 namespace rooftop::inference {
 
 class CpuDecoder {
@@ -43,6 +47,8 @@ class CpuDecoder {
   const std::vector<float>& logits() const { return logits_; }  // [batch, vocab]
   void poison_logits() { std::fill(logits_.begin(), logits_.end(), std::numeric_limits<float>::quiet_NaN()); }
   std::string implementation() const;
+  // Times every stage of the following forwards into `recorder` (null: none).
+  void set_recorder(StageRecorder* recorder) { recorder_ = recorder; }
 
  private:
   struct Linear;
@@ -51,6 +57,7 @@ class CpuDecoder {
   void attention(std::int64_t layer, std::int64_t tokens_per_seq, const float* qkv, void* out);
 
   const DecoderWeights& w_;
+  StageRecorder* recorder_ = nullptr;
   std::int64_t batch_, max_context_, layers_, length_ = 0;
   struct Engine;
   std::unique_ptr<Engine> engine_;

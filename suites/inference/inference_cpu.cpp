@@ -11,6 +11,7 @@
 #include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
 #include "harness/registry.hpp"
+#include "harness/stage_trace.hpp"
 #include "harness/statistics.hpp"
 #include "suites/inference/cpu_decoder.hpp"
 #include "suites/inference/inference_check.hpp"
@@ -59,6 +60,48 @@ class InferenceCpu final : public ScenarioInstance {
   Correctness check() override { return check_cpu_decoder(weights_, shape_.batch, seed_ + 3); }
 
   void run() override { run_repetition(); }
+
+  // The scenario once more with every stage timed: a prefill's forward three times, or
+  // the decode steps, or a generation's prefill and a few steps (the trace's picture).
+  std::vector<StageWork> profile(StageRecorder& recorder) override {
+    decoder_.set_recorder(&recorder);
+    const auto done = [&] { recorder.next_forward(); };
+    std::vector<StageWork> work;
+    try {
+      switch (shape_.scenario) {
+        case Scenario::prefill:
+          for (int r = 0; r < 3; ++r) {
+            decoder_.set_length(0);
+            decoder_.forward(prompt_, shape_.prompt, next_);
+            done();
+          }
+          work = stage_work(weights_.config, shape_.batch, 0, shape_.prompt, weights_.dtype);
+          break;
+        case Scenario::decode:
+          decoder_.set_length(shape_.context);
+          for (std::int64_t s = 0; s < kDecodeSteps; ++s) {
+            decoder_.forward(next_, 1, next_);
+            done();
+          }
+          work = stage_work(weights_.config, shape_.batch, shape_.context, 1, weights_.dtype);
+          break;
+        case Scenario::generate:  // mixed forwards: a picture for the trace, no stage points
+          decoder_.set_length(0);
+          decoder_.forward(prompt_, shape_.prompt, next_);
+          done();
+          for (std::int64_t g = 1; g < std::min<std::int64_t>(shape_.generate, 4); ++g) {
+            decoder_.forward(next_, 1, next_);
+            done();
+          }
+          break;
+      }
+    } catch (...) {
+      decoder_.set_recorder(nullptr);
+      throw;
+    }
+    decoder_.set_recorder(nullptr);
+    return work;
+  }
 
   ScenarioRepetition run_repetition() override {
     switch (shape_.scenario) {

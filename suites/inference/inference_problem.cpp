@@ -110,6 +110,37 @@ Work inference_work(const ModelConfig& m, const InferenceShape& s, Dtype dtype) 
   return {};
 }
 
+std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::int64_t batch, std::int64_t start,
+                                                    std::int64_t tokens, Dtype dtype) {
+  const double e = static_cast<double>(input_size(dtype)), f = 4.0;  // dtype and fp32 bytes
+  const double b = static_cast<double>(batch), rows = b * static_cast<double>(tokens);
+  const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads * m.head_dim);
+  const double kv = static_cast<double>(m.kv_heads * m.head_dim), w = static_cast<double>(m.qkv_width());
+  const double in = static_cast<double>(m.intermediate), v = static_cast<double>(m.vocab), L = static_cast<double>(m.layers);
+  // A projection: 2 FLOPs a weight a row; its weights once, its input (dtype) and output (fp32).
+  const auto projection = [&](double k, double n) { return Work{2 * rows * k * n * L, (k * n * e + rows * (k * e + n * f)) * L}; };
+  const auto norm = [&](double r) { return Work{4 * r * h * L, (r * h * (f + e) + h * f) * L}; };
+  const double pairs = static_cast<double>(tokens) * static_cast<double>(start) +
+                       static_cast<double>(tokens) * static_cast<double>(tokens + 1) / 2;
+  return {
+      {"embedding", {0, rows * h * (e + f)}},
+      {"attn_norm", norm(rows)},
+      {"qkv", projection(h, w)},
+      // Rotate q and k (6 FLOPs a pair), write k and v into the cache.
+      {"rope", {3 * rows * (q + kv) * L, (rows * w * f * 2 + rows * 2 * kv * e) * L}},
+      // QK^T and PV over every earlier position; the cache read once, q read, the output written.
+      {"attention", {4 * b * q * pairs * L, (b * static_cast<double>(start + tokens) * 2 * kv * e + rows * q * (f + e)) * L}},
+      {"o_proj", projection(q, h)},
+      {"mlp_norm", norm(rows)},
+      {"gate_up", projection(h, 2 * in)},
+      {"swiglu", {4 * rows * in * L, rows * (2 * in * f + in * e) * L}},
+      {"down", projection(in, h)},
+      {"final_norm", {4 * b * h, b * h * (f + e) + h * f}},
+      {"lm_head", {2 * b * h * v, h * v * e + b * (h * e + v * f)}},
+      {"sampling", {b * v, b * v * f}},
+  };
+}
+
 Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string_view backend) {
   const ModelConfig m = load_model_config(s.model);
   const std::int64_t positions = s.scenario == Scenario::decode ? s.context + 1 : s.prompt + s.generate;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "harness/problem.hpp"
 #include "suites/inference/model_config.hpp"
@@ -31,6 +32,11 @@ InferenceShape parse_inference_shape(std::string_view text);
 // The work of the whole scenario as one sample times it: a prefill and its first token; one
 // decode step at context C; a generation (its prefill and G - 1 steps).
 Work inference_work(const ModelConfig& model, const InferenceShape& shape, Dtype dtype);
+// The work of each stage of one forward over `tokens` new tokens a sequence at cache length
+// `start` (the names the decoders time: embedding, attn_norm, qkv, rope, attention, o_proj,
+// mlp_norm, gate_up, swiglu, down, final_norm, lm_head, sampling).
+std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& model, std::int64_t batch, std::int64_t start,
+                                                    std::int64_t tokens, Dtype dtype);
 // Throws InputError when the shape does not fit the model (context beyond its positions).
 Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend);
 InferenceShape shape_of(const Problem& problem);
