@@ -14,10 +14,12 @@
 #include "harness/derived.hpp"
 #include "harness/errors.hpp"
 #include "harness/share_dir.hpp"
+#include "harness/statistics.hpp"
 #include "harness/version.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
+#include "reports/svg_text.hpp"
 
 namespace rooftop::reports {
 namespace {
@@ -84,6 +86,66 @@ data worst_section(const std::vector<ReportInput>& inputs) {
     worst.push_back(w);
   }
   return worst;
+}
+
+// The median of a scenario's metric, formatted in `unit` (ms or tokens/s); "-" when absent.
+std::string metric(const ResultRecord& r, const char* name, double scale, const char* format) {
+  for (const auto& [key, values] : r.metrics)
+    if (key == name && !values.empty()) return fmt::format(fmt::runtime(format), median(values) * scale);
+  return "-";
+}
+
+// A stacked bar of a scenario's stages (their share of the summed stage time).
+std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages) {
+  static const char* kColours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+                                   "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d37295", "#a0cbe8"};
+  double total = 0;
+  for (const auto& [name, seconds] : stages) total += seconds;
+  std::string svg = R"(<svg class="stages" viewBox="0 0 400 18" xmlns="http://www.w3.org/2000/svg">)";
+  double x = 0;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    const double w = total > 0 ? 400 * stages[i].second / total : 0;
+    svg += fmt::format(R"(<rect x="{:.1f}" y="0" width="{:.1f}" height="18" fill="{}"><title>{}: {:.3g} ms ({:.0f}%)</title></rect>)",
+                       x, w, kColours[i % std::size(kColours)], svg_escape(stages[i].first), stages[i].second * 1e3,
+                       total > 0 ? 100 * stages[i].second / total : 0);
+    x += w;
+  }
+  return svg + "</svg>";
+}
+
+// End-to-end inference: per scenario point its latencies and throughput, its place on
+// the roofline, and (with --stages) where its time goes.
+std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
+  std::vector<data> rows;
+  for (const auto& in : inputs) {
+    const Ceilings* c = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
+    for (const auto& r : in.run.results) {
+      const auto& p = r.problem.params;
+      if (!p.is_object() || !p.contains("scenario") || r.samples.empty()) continue;
+      const auto d = derive(r, c);
+      data row;
+      row.set("device", in.run.meta.fingerprint);
+      row.set("name", r.problem.shape);
+      row.set("dtype", std::string(dtype_name(r.problem.dtype)));
+      row.set("scenario", p["scenario"].get<std::string>());
+      row.set("ttft", metric(r, "ttft_s", 1e3, "{:.4g}"));
+      const auto tpot = metric(r, "tpot_s", 1e3, "{:.4g}");
+      row.set("tpot", tpot != "-" ? tpot : metric(r, "itl_mean_s", 1e3, "{:.4g}"));
+      row.set("itl_p99", metric(r, "itl_p99_s", 1e3, "{:.4g}"));
+      const auto out = metric(r, "output_tokens_per_s", 1, "{:.4g}");
+      row.set("tokens", out != "-" ? out : metric(r, "prompt_tokens_per_s", 1, "{:.4g}") + " (prompt)");
+      row.set("roof", d.roofline ? fmt::format("{:.0f}% {}", 100 * d.roofline->fraction_of_attainable,
+                                               bound_name(d.roofline->bound))
+                                 : "-");
+      std::vector<std::pair<std::string, double>> stages;
+      for (const auto& s : in.run.results)
+        if (s.problem.params.is_object() && s.problem.params.value("of", std::string()) == r.problem.name() && !s.samples.empty())
+          stages.emplace_back(s.problem.params["stage"].get<std::string>(), derive(s, c).summary->median);
+      if (!stages.empty()) row.set("stages", stage_bar(stages));
+      rows.push_back(row);
+    }
+  }
+  return rows;
 }
 
 // The same workload on several devices, against the first: rates, ratios, per dollar and
@@ -326,6 +388,11 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   }
   view.set("devices", devices);
   view.set("worst", worst_section(inputs));
+  if (auto inference = inference_section(inputs); !inference.empty()) {
+    data section;
+    section.set("rows", list_of(inference));
+    view.set("inference", section);
+  }
   view.set("rows", rows);
   view.set("result_count", std::to_string(row_count));
 
