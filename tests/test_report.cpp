@@ -135,3 +135,31 @@ TEST_CASE("comparison view: ratios, per dollar only with a price, per watt only 
   for (auto pos = html.find("<svg class=\"roofline\""); pos != std::string::npos; pos = html.find("<svg class=\"roofline\"", pos + 1)) ++charts;
   CHECK(charts == 2);  // one per device
 }
+
+TEST_CASE("the inference section: latencies from the metrics, a bar of the stages", "[report]") {
+  RunResults run;
+  run.meta.fingerprint = "cpu-test";
+  run.meta.ceilings = Ceilings{{{"bf16_matrix", "bf16", "fma", 300e9}}, {{"DRAM", 20e9, 0}}, 1e-6, {}};
+  ResultRecord r;
+  r.problem = {"inference", "cpu", Dtype::bf16, "tiny_decode_b1_c128", {{"scenario", "decode"}}, {5e6, 5e6}, 0};
+  r.samples = {{2e-3, 8, 0}, {3e-3, 8, 0}, {4e-3, 8, 0}};
+  r.metrics = {{"tpot_s", {2e-3, 3e-3, 4e-3}}, {"output_tokens_per_s", {500, 333, 250}}};
+  ResultRecord qkv = r, attention = r;
+  qkv.problem.shape += ".qkv";
+  qkv.problem.params = {{"stage", "qkv"}, {"of", r.problem.name()}};
+  qkv.metrics.clear();
+  attention.problem.shape += ".attention";
+  attention.problem.params = {{"stage", "attention"}, {"of", r.problem.name()}};
+  attention.metrics.clear();
+  run.results = {r, qkv, attention};
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  const auto html = render_html_report({{"r.json", run}}, options);
+  CHECK(html.find("<h2>Inference</h2>") != std::string::npos);
+  CHECK(html.find("<td class=\"num\">3</td>") != std::string::npos);  // the median TPOT, ms
+  CHECK(html.find("<td class=\"num\">333</td>") != std::string::npos);
+  CHECK(html.find("<svg class=\"stages\"") != std::string::npos);
+  CHECK(html.find("<title>qkv: 3 ms (50%)</title>") != std::string::npos);
+  const auto md = render_markdown_report({{"r.json", run}}, options);
+  CHECK(md.find("| `tiny_decode_b1_c128` | bf16 | decode | - | 3 | - | 333 |") != std::string::npos);
+}
