@@ -14,41 +14,32 @@
 #include <string>
 #include <vector>
 
-#include "suites/inference/decoder_weights.hpp"
-
-namespace rooftop {
-class StageRecorder;
-}
+#include "suites/inference/decoder.hpp"
 
 namespace rooftop::inference {
 
-class CpuDecoder {
+class CpuDecoder final : public Decoder {
  public:
   // Batch `batch` sequences, each up to `max_context` positions, through the first `layers`
   // layers (all: -1; a slice for checks); throws PointSkipped when oneDNN has no matmul for
   // the dtype here.
   CpuDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1);
-  ~CpuDecoder();
+  ~CpuDecoder() override;
 
-  // `tokens_per_seq` new tokens of every sequence (tokens[b * tokens_per_seq + t]) at the
-  // current cache length: appends them to the cache, writes the greedy next token of each
-  // sequence to `next` and keeps the last position's logits.
-  void forward(std::span<const std::int32_t> tokens, std::int64_t tokens_per_seq, std::span<std::int32_t> next);
+  void forward(std::span<const std::int32_t> tokens, std::int64_t tokens_per_seq, std::span<std::int32_t> next) override;
 
-  // Sets up the matmuls of a forward over `rows` tokens (batch x tokens a sequence), so
-  // that their set-up and choice stay out of the timed runs.
-  void prepare_rows(std::int64_t rows);
+  // The matmuls of a forward over `rows` tokens (and, for a decode step's few rows, the
+  // choice between oneDNN and our GEMV), so that neither happens in a timed run.
+  void prepare_rows(std::int64_t rows) override;
 
-  std::int64_t length() const { return length_; }
-  void set_length(std::int64_t length);  // back to an earlier length (the cache beyond is stale)
-  // The cache as if `length` tokens had been run: random keys and values of the right scale
-  // (a decode step's cost does not depend on what the cache holds).
-  void fill_cache_randomly(std::int64_t length, std::uint64_t seed);
-  const std::vector<float>& logits() const { return logits_; }  // [batch, vocab]
-  void poison_logits() { std::fill(logits_.begin(), logits_.end(), std::numeric_limits<float>::quiet_NaN()); }
-  std::string implementation() const;
-  // Times every stage of the following forwards into `recorder` (null: none).
-  void set_recorder(StageRecorder* recorder) { recorder_ = recorder; }
+  std::int64_t length() const override { return length_; }
+  void set_length(std::int64_t length) override;
+  void fill_cache_randomly(std::int64_t length, std::uint64_t seed) override;
+  const std::vector<float>& logits() override { return logits_; }
+  void poison_logits() override { std::fill(logits_.begin(), logits_.end(), std::numeric_limits<float>::quiet_NaN()); }
+  std::string implementation() const override;
+  std::string implementation_label() const override { return "oneDNN + rooftop"; }
+  void set_recorder(StageRecorder* recorder) override { recorder_ = recorder; }
 
  private:
   struct Linear;

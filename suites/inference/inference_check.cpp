@@ -25,13 +25,20 @@ double logit_tolerance(Dtype dtype) {
 }
 
 Correctness check_cpu_decoder(const DecoderWeights& w, std::int64_t batch, std::uint64_t seed) {
+  return check_decoder(w, batch, seed, [](const DecoderWeights& weights, std::int64_t b, std::int64_t context, std::int64_t layers) {
+    return std::make_unique<CpuDecoder>(weights, b, context, layers);
+  });
+}
+
+Correctness check_decoder(const DecoderWeights& w, std::int64_t batch, std::uint64_t seed, const DecoderFactory& make) {
   const auto& c = w.config;
   // The reference recomputes every position in double precision: a large vocabulary or
   // width gets one sequence and two greedy steps, a small model two sequences and eight.
   const bool large = static_cast<double>(c.hidden) * static_cast<double>(c.vocab + 4 * c.intermediate) > 2e7;
   const std::int64_t sequences = std::min<std::int64_t>(batch, large ? 1 : 2), kSteps = large ? 2 : 8;
   const std::int64_t layers = std::min<std::int64_t>(static_cast<std::int64_t>(w.layers.size()), kSliceLayers);
-  CpuDecoder decoder(w, sequences, kPrompt + kSteps, layers);
+  const auto made = make(w, sequences, kPrompt + kSteps, layers);
+  Decoder& decoder = *made;
   std::vector<std::int32_t> tokens(static_cast<std::size_t>(sequences * kPrompt)), next(static_cast<std::size_t>(sequences));
   for (std::size_t i = 0; i < tokens.size(); ++i)
     tokens[i] = static_cast<std::int32_t>(uniform_at(seed, i, 0, static_cast<double>(c.vocab)));

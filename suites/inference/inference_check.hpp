@@ -6,13 +6,16 @@
 #include <cstdint>
 
 #include "harness/problem.hpp"
-#include "suites/inference/decoder_weights.hpp"
+#include "suites/inference/decoder.hpp"
 
 namespace rooftop::inference {
 
 // The allowed |logit - reference| as a fraction of the largest |reference logit|.
 double logit_tolerance(Dtype dtype);
 
+// The decoder `make` builds (on any backend) against the reference, on `weights`.
+Correctness check_decoder(const DecoderWeights& weights, std::int64_t batch, std::uint64_t seed, const DecoderFactory& make);
+// The same, for the CPU decoder.
 Correctness check_cpu_decoder(const DecoderWeights& weights, std::int64_t batch, std::uint64_t seed);
 
 }  // namespace rooftop::inference

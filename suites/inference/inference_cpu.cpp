@@ -1,165 +1,17 @@
-// The inference family on the CPU: the decoder (cpu_decoder.cpp) run through its scenarios,
-// checked against the double-precision reference.
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <limits>
-#include <numeric>
-
-#include "harness/errors.hpp"
-#include "harness/random_fill.hpp"
+// The inference family on the CPU: the scenarios (inference_instance.cpp) on the CPU
+// decoder (cpu_decoder.cpp).
 #include "harness/registry.hpp"
-#include "harness/stage_trace.hpp"
-#include "harness/statistics.hpp"
 #include "suites/inference/cpu_decoder.hpp"
-#include "suites/inference/inference_check.hpp"
-#include "suites/inference/inference_problem.hpp"
+#include "suites/inference/inference_instance.hpp"
 
 namespace rooftop::inference {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// Decode steps a repetition times: enough to average out one step's jitter.
-constexpr std::int64_t kDecodeSteps = 8;
-
-std::vector<std::int32_t> random_tokens(std::int64_t count, std::int64_t vocab, std::uint64_t seed) {
-  std::vector<std::int32_t> t(static_cast<std::size_t>(count));
-  for (std::size_t i = 0; i < t.size(); ++i)
-    t[i] = static_cast<std::int32_t>(uniform_at(seed, i, 0, static_cast<double>(vocab)));
-  return t;
-}
-
-// A checkout's real weights where the model is its folder, else seeded random ones.
-DecoderWeights load_weights(const std::string& model, Dtype dtype, std::uint64_t seed) {
-  const auto config = load_model_config(model);
-  const auto files = checkpoint_files(model);
-  return files.empty() ? random_decoder_weights(config, dtype, seed) : load_decoder_weights(config, dtype, files);
-}
-
-class InferenceCpu final : public ScenarioInstance {
- public:
-  InferenceCpu(const Problem& p, std::uint64_t seed)
-      : shape_(shape_of(p)),
-        seed_(seed),
-        weights_(load_weights(shape_.model, p.dtype, seed)),
-        decoder_(weights_, shape_.batch, max_context()) {
-    const auto& c = weights_.config;
-    prompt_ = random_tokens(shape_.batch * std::max<std::int64_t>(shape_.prompt, 1), c.vocab, seed + 1);
-    next_.assign(static_cast<std::size_t>(shape_.batch), 0);
-    if (shape_.scenario == Scenario::decode) decoder_.fill_cache_randomly(shape_.context, seed + 2);
-    else decoder_.prepare_rows(shape_.batch * shape_.prompt);
-  }
-
-  std::string implementation() const override { return decoder_.implementation(); }
-  std::string implementation_label() const override { return "oneDNN + rooftop"; }
-
-  Correctness check() override { return check_cpu_decoder(weights_, shape_.batch, seed_ + 3); }
-
-  void run() override { run_repetition(); }
-
-  // The scenario once more with every stage timed: a prefill's forward three times, or
-  // the decode steps, or a generation's prefill and a few steps (the trace's picture).
-  std::vector<StageWork> profile(StageRecorder& recorder) override {
-    decoder_.set_recorder(&recorder);
-    const auto done = [&] { recorder.next_forward(); };
-    std::vector<StageWork> work;
-    try {
-      switch (shape_.scenario) {
-        case Scenario::prefill:
-          for (int r = 0; r < 3; ++r) {
-            decoder_.set_length(0);
-            decoder_.forward(prompt_, shape_.prompt, next_);
-            done();
-          }
-          work = stage_work(weights_.config, shape_.batch, 0, shape_.prompt, weights_.dtype);
-          break;
-        case Scenario::decode:
-          decoder_.set_length(shape_.context);
-          for (std::int64_t s = 0; s < kDecodeSteps; ++s) {
-            decoder_.forward(next_, 1, next_);
-            done();
-          }
-          work = stage_work(weights_.config, shape_.batch, shape_.context, 1, weights_.dtype);
-          break;
-        case Scenario::generate:  // mixed forwards: a picture for the trace, no stage points
-          decoder_.set_length(0);
-          decoder_.forward(prompt_, shape_.prompt, next_);
-          done();
-          for (std::int64_t g = 1; g < std::min<std::int64_t>(shape_.generate, 4); ++g) {
-            decoder_.forward(next_, 1, next_);
-            done();
-          }
-          break;
-      }
-    } catch (...) {
-      decoder_.set_recorder(nullptr);
-      throw;
-    }
-    decoder_.set_recorder(nullptr);
-    return work;
-  }
-
-  ScenarioRepetition run_repetition() override {
-    switch (shape_.scenario) {
-      case Scenario::prefill: return prefill();
-      case Scenario::decode: return decode();
-      case Scenario::generate: return generate();
-    }
-    return {};
-  }
-
- private:
-  std::int64_t max_context() const {
-    return shape_.scenario == Scenario::decode ? shape_.context + kDecodeSteps : shape_.prompt + shape_.generate;
-  }
-
-  ScenarioRepetition prefill() {
-    decoder_.set_length(0);
-    const auto t0 = Clock::now();
-    decoder_.forward(prompt_, shape_.prompt, next_);
-    const double ttft = seconds_since(t0);
-    return {ttft, 1, {{"ttft_s", ttft}, {"prompt_tokens_per_s", static_cast<double>(shape_.batch * shape_.prompt) / ttft}}};
-  }
-
-  ScenarioRepetition decode() {
-    decoder_.set_length(shape_.context);
-    const auto t0 = Clock::now();
-    for (std::int64_t s = 0; s < kDecodeSteps; ++s) decoder_.forward(next_, 1, next_);
-    const double tpot = seconds_since(t0) / static_cast<double>(kDecodeSteps);
-    return {tpot, kDecodeSteps, {{"tpot_s", tpot}, {"output_tokens_per_s", static_cast<double>(shape_.batch) / tpot}}};
-  }
-
-  ScenarioRepetition generate() {
-    decoder_.set_length(0);
-    const auto t0 = Clock::now();
-    decoder_.forward(prompt_, shape_.prompt, next_);
-    const double ttft = seconds_since(t0);
-    std::vector<double> gaps;
-    for (std::int64_t g = 1; g < shape_.generate; ++g) {
-      const auto step = Clock::now();
-      decoder_.forward(next_, 1, next_);
-      gaps.push_back(seconds_since(step));
-    }
-    const double total = seconds_since(t0);
-    const double itl_mean = gaps.empty() ? 0 : std::accumulate(gaps.begin(), gaps.end(), 0.0) / static_cast<double>(gaps.size());
-    const double itl_p99 = gaps.empty() ? 0 : quantile(gaps, 0.99);
-    return {total, 1, {{"ttft_s", ttft}, {"itl_mean_s", itl_mean}, {"itl_p99_s", itl_p99}, {"e2e_s", total},
-                       {"output_tokens_per_s", static_cast<double>(shape_.batch * shape_.generate) / total}}};
-  }
-
-  InferenceShape shape_;
-  std::uint64_t seed_;
-  DecoderWeights weights_;
-  CpuDecoder decoder_;
-  std::vector<std::int32_t> prompt_, next_;
-};
-
 const RegisterImplementation kInferenceCpu("inference", "cpu", [](const Problem& p, const SetupContext& setup) {
-  return std::make_unique<InferenceCpu>(p, setup.seed);
+  return std::make_unique<InferenceInstance>(
+      p, setup.seed, [](const DecoderWeights& w, std::int64_t batch, std::int64_t context, std::int64_t layers) {
+        return std::make_unique<CpuDecoder>(w, batch, context, layers);
+      });
 });
 
 }  // namespace
