@@ -47,7 +47,7 @@ __device__ inline void load_block_table(const DecodeArgs& a, std::int64_t b, std
                                         std::int32_t* table) {
   if (a.block) {
     const std::int64_t first = k0 / a.block, blocks = k1 > k0 ? (k1 - 1) / a.block - first + 1 : 0;
-    for (std::int64_t i = threadIdx.x; i < blocks; i += blockDim.x) table[i] = a.block_table[b * (a.skv / a.block) + first + i];
+    for (std::int64_t i = threadIdx.x; i < blocks; i += blockDim.x) table[i] = a.block_table[b * ((a.capacity ? a.capacity : a.skv) / a.block) + first + i];
   }
   __syncthreads();
 }
@@ -55,7 +55,7 @@ __device__ inline void load_block_table(const DecodeArgs& a, std::int64_t b, std
 // Element offset of key j's row in the K (and V) cache, j in [k0, k1).
 __device__ inline std::int64_t key_row(const DecodeArgs& a, std::int64_t b, std::int64_t kvh, std::int64_t k0,
                                        std::int64_t j, const std::int32_t* table) {
-  if (!a.block) return ((b * a.hkv + kvh) * a.skv + j) * a.d;
+  if (!a.block) return ((b * a.hkv + kvh) * (a.capacity ? a.capacity : a.skv) + j) * a.d;
   // Shifts, not a 64-bit division by the block size: that cost paging a fifth.
   const int shift = a.block == 32 ? 5 : 4;  // block sizes are 16 or 32
   const int jj = static_cast<int>(j);

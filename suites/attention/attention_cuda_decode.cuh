@@ -17,6 +17,10 @@ struct DecodeArgs {
   void* o;                                 // [B,Hq,D]
   float* partial;                          // workspace: decode_workspace_floats() floats, zeroed
   int splits;
+  // Positions each sequence's cache holds, when more than the skv attended to (a decoder's
+  // cache filled up to skv so far); 0: skv. The contiguous cache's stride, and the block
+  // table's row length times the block.
+  std::int64_t capacity = 0;
 };
 
 // The largest group (Hq / Hkv) the kernel keeps in registers.

@@ -23,6 +23,9 @@
 #include "suites/gemm/gemm_cuda.hpp"
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
+#include "suites/inference/cuda_decoder.hpp"
+#include "suites/inference/inference_check.hpp"
+#include "suites/inference/model_config.hpp"
 
 using namespace rooftop;
 
@@ -205,6 +208,18 @@ TEST_CASE("collectives: small points after large points of other collectives are
     REQUIRE(r.correctness);
     CHECK(r.correctness->elements_checked > 0);
   }
+}
+
+TEST_CASE("inference: the CUDA decoder matches the double-precision reference", "[gpu][inference]") {
+  const auto config = inference::load_model_config("tiny");
+  const auto w = inference::random_decoder_weights(config, Dtype::bf16, fresh_seed());
+  const auto c = inference::check_decoder(
+      w, 2, fresh_seed(), [](const inference::DecoderWeights& weights, std::int64_t b, std::int64_t context, std::int64_t layers) {
+        return std::make_unique<inference::CudaDecoder>(weights, b, context, layers);
+      });
+  INFO(c.worst_element << " (" << c.tolerance << ")");
+  CHECK(c.passed);
+  CHECK(c.elements_checked > 0);
 }
 
 int main(int argc, char** argv) {

@@ -1,0 +1,35 @@
+#pragma once
+// The GPU decoder's own kernels (everything but the matmuls, which are cuBLASLt's), each
+// queued on gpu::stream(). Activations between kernels are fp32; matmul inputs and the
+// KV cache bf16.
+#include <cstdint>
+
+namespace rooftop::inference::kernels {
+
+// h[r] = embedding[tokens[r]] (bf16 -> fp32).
+void embed(const std::int32_t* tokens, const void* embedding, float* h, std::int64_t rows, std::int64_t hidden);
+// out[r] = bf16(h[first + r * stride] * rsqrt(mean(h^2) + eps) * weight), one block a row.
+void rms_norm(const float* h, const float* weight, void* out, std::int64_t rows, std::int64_t stride, std::int64_t first,
+              std::int64_t hidden, float eps);
+// Rotary embedding on q and k of every row (rotate-half pairs i, i + d/2), then k and v into
+// the cache [batch][kv head][max_context][d] at position start + t; the rotated q also to
+// q_bf16 [rows][heads][d] when not null (the split-KV decode kernel's input).
+void rope_and_cache(float* qkv, void* k_cache, void* v_cache, void* q_bf16, std::int64_t batch, std::int64_t tokens,
+                    std::int64_t start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d, std::int64_t max_context,
+                    double theta);
+// Causal GQA attention of each new token over the cache (online softmax, fp32), out bf16.
+void attention(const float* qkv, const void* k_cache, const void* v_cache, void* out, std::int64_t batch,
+               std::int64_t tokens, std::int64_t start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
+               std::int64_t max_context);
+// h += x.
+void add(float* h, const float* x, std::int64_t n);
+// act = bf16(silu(gate) * up), gate_up [rows][2 * inter].
+void swiglu(const float* gate_up, void* act, std::int64_t rows, std::int64_t inter);
+// next[b] = argmax of logits[b], one block a row.
+void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int64_t vocab);
+// Fills bf16 buffers with seeded values in [lo, hi).
+void fill_bf16(void* data, std::int64_t n, std::uint64_t seed, float lo, float hi);
+// NaN everywhere: fp32.
+void poison_f32(float* data, std::int64_t n);
+
+}  // namespace rooftop::inference::kernels

@@ -1,0 +1,18 @@
+// The inference family on CUDA: the scenarios (inference_instance.cpp) on the GPU decoder
+// (cuda_decoder.cpp).
+#include "harness/registry.hpp"
+#include "suites/inference/cuda_decoder.hpp"
+#include "suites/inference/inference_instance.hpp"
+
+namespace rooftop::inference {
+namespace {
+
+const RegisterImplementation kInferenceCuda("inference", "cuda", [](const Problem& p, const SetupContext& setup) {
+  return std::make_unique<InferenceInstance>(
+      p, setup.seed, [](const DecoderWeights& w, std::int64_t batch, std::int64_t context, std::int64_t layers) {
+        return std::make_unique<CudaDecoder>(w, batch, context, layers);
+      });
+});
+
+}  // namespace
+}  // namespace rooftop::inference
