@@ -150,8 +150,8 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   auto& o = flags->options;
   o.benchmark_args = benchmark_args;
   o.command_line = command_line;
-  cmd->add_option("--suite", o.suites, "Suites to run (default: every single-process suite of the backend; "
-                                       "collectives run when named)")->delimiter(',');
+  cmd->add_option("--suite", o.suites, "Suites to run (default: the backend's kernel suites, gemm and attention; "
+                                       "collectives and inference run when named)")->delimiter(',');
   cmd->add_option("--backend", o.backend, "Backend")->capture_default_str();
   cmd->add_option("--tier", flags->tier, "smoke (seconds), quick (about a minute per suite), full (nightly)")
       ->capture_default_str();

@@ -36,8 +36,8 @@ bool has_backend(const Family& f, std::string_view backend) {
   return std::find(b.begin(), b.end(), backend) != b.end();
 }
 
-// The suites asked for, or every suite of the backend that one process measures: a
-// lockstep family (collectives) needs its ranks started, so it runs when named.
+// The suites asked for, or the backend's kernel-loop suites: collectives need their ranks
+// started and inference loads whole models, so both run when named.
 std::vector<const Family*> selected_families(const RunOptions& o) {
   std::vector<const Family*> out;
   if (!o.suites.empty()) {
