@@ -175,13 +175,13 @@ DeviceProfile profile_from_json(const json& j, const std::string& origin) {
                                    positive(sweep[i], "bytes_per_s", origin, path)});
     }
   }
-  if (j.contains("datasheet") && !j["datasheet"].is_null()) {
-    const auto& d = j["datasheet"];
-    p.datasheet = Datasheet{text(d, "name", origin, "datasheet."), text(d, "source", origin, "datasheet."),
-                            ceilings_from_json(d, origin, "datasheet."),
-                            d.contains("tdp_w") ? positive(d, "tdp_w", origin, "datasheet.", true) : 0.0};
-  }
+  if (j.contains("datasheet") && !j["datasheet"].is_null()) p.datasheet = datasheet_from_json(j["datasheet"], origin, "datasheet.");
   return p;
+}
+
+Datasheet datasheet_from_json(const nlohmann::ordered_json& d, const std::string& origin, const std::string& path) {
+  return {text(d, "name", origin, path), text(d, "source", origin, path), ceilings_from_json(d, origin, path),
+          d.contains("tdp_w") ? positive(d, "tdp_w", origin, path, true) : 0.0};
 }
 
 DeviceProfile load_profile(const std::filesystem::path& path) {
@@ -189,10 +189,7 @@ DeviceProfile load_profile(const std::filesystem::path& path) {
 }
 
 Datasheet load_datasheet(const std::filesystem::path& path) {
-  const auto j = read_json_file(path, "datasheet");
-  const std::string origin = path.string();
-  return {text(j, "name", origin, ""), text(j, "source", origin, ""), ceilings_from_json(j, origin, ""),
-          j.contains("tdp_w") ? positive(j, "tdp_w", origin, "", true) : 0.0};
+  return datasheet_from_json(read_json_file(path, "datasheet"), path.string(), "");
 }
 
 void save_profile(const std::filesystem::path& path, const DeviceProfile& profile) {

@@ -51,6 +51,9 @@ DeviceProfile load_profile(const std::filesystem::path& path);
 // A datasheet file: {"name", "source", "compute": [...], "bandwidth": [...]} with the
 // same ceiling fields as a profile (devices/specs/ holds those of known hardware).
 Datasheet load_datasheet(const std::filesystem::path& path);
+// A datasheet object (name, source, ceilings, tdp_w) at `path` within `origin`; throws
+// InputError naming the field.
+Datasheet datasheet_from_json(const nlohmann::ordered_json& json, const std::string& origin, const std::string& path);
 void save_profile(const std::filesystem::path& path, const DeviceProfile& profile);
 
 }  // namespace rooftop

@@ -211,6 +211,10 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     const auto profile = profile_from_json(as_profile, origin + " (ceilings)");
     m.ceilings = profile.measured;
     m.datasheet = profile.datasheet;
+  } else if (ceilings.contains("datasheet") && !ceilings["datasheet"].is_null()) {
+    // Not characterized, but the datasheet is known: the report still draws its roofs
+    // and the collectives their link (issue 20).
+    m.datasheet = datasheet_from_json(ceilings["datasheet"], origin, "ceilings.datasheet.");
   }
   const auto& results = need(j, "results", origin, "");
   if (!results.is_array()) bad(origin, "results", "is not an array");

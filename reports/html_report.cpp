@@ -54,10 +54,12 @@ std::string num(const ojson& j, const char* key, double scale, const char* forma
   return fmt::format(fmt::runtime(format), j[key].get<double>() * scale);
 }
 
+// The device as people call it: a CPU's model_name, a GPU's name (CUDA's property).
 std::string device_name(const RunResults& run) {
-  return run.meta.device.is_object() && run.meta.device.contains("model_name")
-             ? run.meta.device["model_name"].get<std::string>() + " (" + run.meta.fingerprint + ")"
-             : run.meta.fingerprint;
+  const auto& d = run.meta.device;
+  for (const char* key : {"model_name", "name"})
+    if (d.is_object() && d.contains(key) && d[key].is_string()) return d[key].get<std::string>() + " (" + run.meta.fingerprint + ")";
+  return run.meta.fingerprint;
 }
 
 // Same workload on different devices: family/dtype/shape (the backend may differ).

@@ -136,6 +136,16 @@ TEST_CASE("comparison view: ratios, per dollar only with a price, per watt only 
   CHECK(charts == 2);  // one per device
 }
 
+TEST_CASE("a GPU is named by its CUDA name, a CPU by its model name", "[report]") {
+  RunResults run;
+  run.meta.fingerprint = "cuda-nvidia-h200-132sm-b917d95f";
+  run.meta.device = {{"name", "NVIDIA H200"}, {"sm_count", 132}};
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  CHECK(render_html_report({{"r.json", run}}, options).find("NVIDIA H200 (cuda-nvidia-h200-132sm-b917d95f)") !=
+        std::string::npos);
+}
+
 TEST_CASE("the inference section: latencies from the metrics, a bar of the stages", "[report]") {
   RunResults run;
   run.meta.fingerprint = "cpu-test";

@@ -75,6 +75,18 @@ TEST_CASE("results round-trip through JSON", "[results]") {
   CHECK(results_to_json(back).dump() == j.dump());
 }
 
+TEST_CASE("a datasheet is kept when the run had no measured ceilings", "[results]") {
+  auto run = sample_run();
+  run.meta.ceilings.reset();
+  run.meta.datasheet = Datasheet{"NVIDIA H200 SXM", "https://example.invalid/h200", Ceilings{{}, {}, 0, {{"nvlink", 450e9}}}, 700};
+  const auto back = results_from_json(nlohmann::ordered_json::parse(results_to_json(run).dump()), "mem");
+  CHECK_FALSE(back.meta.ceilings);
+  REQUIRE(back.meta.datasheet);
+  CHECK(back.meta.datasheet->name == "NVIDIA H200 SXM");
+  CHECK(back.meta.datasheet->ceilings.links.at(0).bytes_per_s == 450e9);
+  CHECK(back.meta.datasheet->tdp_w == 700);
+}
+
 TEST_CASE("derived fields: throughput from the median, roofline from the ceilings", "[results]") {
   const auto j = results_to_json(sample_run());
   const auto& r = j["results"][0];
