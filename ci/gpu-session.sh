@@ -5,7 +5,7 @@
 #
 # usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
 #   steps: tests tests-attention tests-collectives collectives order ranks quick-collectives info characterize
-#          smoke quick bare bare-paused baseline aa gate attention
+#          smoke quick bare bare-paused baseline aa gate attention inference
 set -uo pipefail
 bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
 shift
@@ -76,6 +76,14 @@ for step in "$@"; do
         timeout 330 "$bin/rooftop" run --suite collectives --backend cuda --tier quick --dtype bf16 "${extra[@]}" \
           --out "$out/cuda-quick-collectives-$how.json" > "$out/cuda-quick-collectives-$how.log" 2>&1
         echo "quick tier, $how: exit $? in $(( $(date +%s) - start )) s"
+      done ;;
+    inference)  # issue 17: the decoder's GPU tests, the quick tier with its stages and trace, the full tier
+      "$bin/rooftop_gpu_tests" "[inference]" --durations yes 2>&1 | tail -12 | tee "$out/gpu-tests-inference.txt"
+      for tier in quick full; do
+        extra=(); [ $tier = quick ] && extra=(--stages --trace "$out/cuda-quick-inference-trace.json")
+        "$bin/rooftop" run --suite inference --backend cuda --tier $tier "${extra[@]}" \
+          --out "$out/cuda-$tier-inference.json" > "$out/cuda-$tier-inference.log" 2>&1
+        echo "$tier tier: exit $?"; grep -vE '^[^ ]+\.[a-z_]+ ' "$out/cuda-$tier-inference.log" | tail -25 | cut -c1-150
       done ;;
     *) echo "unknown step $step" ;;
   esac

@@ -69,6 +69,25 @@ TEST_CASE("scenario shapes and their work", "[inference]") {
   CHECK(pre.work.flops > 2 * body * 32 + 2.0 * static_cast<double>(t.hidden * t.vocab) * 2);
 }
 
+TEST_CASE("the launch mode is a GPU axis of decode and generate: graph unless eager is named", "[inference]") {
+  const auto eager = parse_inference_shape("tiny:decode:1x128:eager");
+  CHECK(eager.launch == "eager");
+  CHECK(eager.context == 128);
+  CHECK(parse_inference_shape("tiny:generate:2x8x4:graph").launch == "graph");
+  CHECK(parse_inference_shape("tiny:generate:2x8x4").launch.empty());
+  const auto named = make_inference_problem(eager, Dtype::bf16, "cuda");
+  CHECK(named.shape == "tiny_decode_b1_c128_eager");
+  CHECK(shape_of(named).launch == "eager");
+  const auto by_default = make_inference_problem(parse_inference_shape("tiny:decode:1x128"), Dtype::bf16, "cuda");
+  CHECK(by_default.shape == "tiny_decode_b1_c128_graph");
+  CHECK(by_default.work.bytes == named.work.bytes);  // the same work: only the host's launches differ
+  // Prefill is one forward; the CPU has no launches.
+  CHECK(make_inference_problem(parse_inference_shape("tiny:prefill:1x8"), Dtype::bf16, "cuda").shape == "tiny_prefill_b1_p8");
+  CHECK_THROWS_WITH(parse_inference_shape("tiny:prefill:1x8:graph"), Catch::Contains("not an axis"));
+  CHECK_THROWS_WITH(make_inference_problem(eager, Dtype::bf16, "cpu"), Catch::Contains("GPU axis"));
+  CHECK_THROWS_WITH(parse_inference_shape("tiny:decode:1x128:fast"), Catch::Contains("nor a launch mode"));
+}
+
 TEST_CASE("the CPU decoder matches the reference, and a stale cache length is caught", "[inference]") {
   const auto config = load_model_config("tiny");
   for (Dtype d : {Dtype::fp32, Dtype::bf16}) {

@@ -162,8 +162,7 @@ void CublasLtMatmul::execute() {
   }
 }
 
-void CublasLtMatmul::execute_on(const void* a, const void* b, void* d, float alpha) {
-  const float beta = 0;
+void CublasLtMatmul::execute_on(const void* a, const void* b, void* d, float alpha, float beta) {
   enqueue(a, b, d, &alpha, &beta);
 }
 

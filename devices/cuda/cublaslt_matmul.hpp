@@ -35,7 +35,8 @@ class CublasLtMatmul {
   void* d() const { return d_.get(); }
   // Queues the product on gpu::stream().
   void execute();
-  void execute_on(const void* a, const void* b, void* d, float alpha = 1);
+  // beta 1: D += the product (a residual added in place, no kernel of its own).
+  void execute_on(const void* a, const void* b, void* d, float alpha = 1, float beta = 0);
   // "cublasLt 13.0.0 algo 66 tile 256x128 stages 4 splitK 1 cluster 2x1x1"
   const std::string& algorithm() const { return algorithm_; }
   const std::string& algorithm_label() const { return algorithm_label_; }  // "cuBLASLt algo 43"

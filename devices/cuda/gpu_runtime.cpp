@@ -49,4 +49,41 @@ PinnedBuffer::~PinnedBuffer() {
   if (ptr_) cudaFreeHost(ptr_);
 }
 
+CapturedGraph::~CapturedGraph() { reset(); }
+
+void CapturedGraph::reset() {
+  if (exec_) cudaGraphExecDestroy(exec_);
+  exec_ = nullptr;
+  nodes_ = 0;
+}
+
+void CapturedGraph::begin_capture() {
+  reset();
+  // Thread-local: another thread's unrelated CUDA calls neither join nor break the capture.
+  ROOFTOP_GPU_CHECK(cudaStreamBeginCapture(stream(), cudaStreamCaptureModeThreadLocal));
+}
+
+void CapturedGraph::end_capture() {
+  cudaGraph_t graph = nullptr;
+  ROOFTOP_GPU_CHECK(cudaStreamEndCapture(stream(), &graph));
+  std::size_t count = 0;
+  const cudaError_t counted = cudaGraphGetNodes(graph, nullptr, &count);
+  const cudaError_t made = cudaGraphInstantiate(&exec_, graph, 0);
+  cudaGraphDestroy(graph);  // the executable graph keeps what it needs
+  ROOFTOP_GPU_CHECK(counted);
+  ROOFTOP_GPU_CHECK(made);
+  nodes_ = static_cast<int>(count);
+}
+
+void CapturedGraph::abandon_capture() {
+  cudaGraph_t graph = nullptr;
+  if (cudaStreamEndCapture(stream(), &graph) == cudaSuccess && graph) cudaGraphDestroy(graph);
+  cudaGetLastError();  // the capture's own error was the one thrown
+}
+
+void CapturedGraph::launch() const {
+  if (!exec_) throw std::logic_error("CapturedGraph::launch before a capture");
+  ROOFTOP_GPU_CHECK(cudaGraphLaunch(exec_, stream()));
+}
+
 }  // namespace rooftop::gpu

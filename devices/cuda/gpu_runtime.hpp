@@ -55,4 +55,37 @@ class PinnedBuffer {
   void* ptr_ = nullptr;
 };
 
+// The work a function queues on stream(), captured once and replayed with one launch: the
+// host's per-kernel launch cost paid once per replay instead of per kernel. Whatever the
+// work reads that changes between replays must live in device memory.
+class CapturedGraph {
+ public:
+  CapturedGraph() = default;
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
+  ~CapturedGraph();
+  template <class Queue>
+  void capture(Queue&& queue) {
+    begin_capture();
+    try {
+      queue();
+    } catch (...) {
+      abandon_capture();
+      throw;
+    }
+    end_capture();
+  }
+  bool empty() const { return exec_ == nullptr; }
+  void reset();             // the captured work refers to buffers that moved: capture again
+  void launch() const;      // queues one replay on stream()
+  int nodes() const { return nodes_; }  // kernels and copies in the graph
+
+ private:
+  void begin_capture();
+  void end_capture();
+  void abandon_capture();
+  cudaGraphExec_t exec_ = nullptr;
+  int nodes_ = 0;
+};
+
 }  // namespace rooftop::gpu

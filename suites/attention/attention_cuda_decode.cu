@@ -30,6 +30,10 @@ struct alignas(sizeof(T) * E > 16 ? 16 : sizeof(T) * E) Chunk {
   T x[E];
 };
 
+// The keys this launch attends: fixed at launch, or read from the device (a graph's replay).
+// A split past them walks none and leaves an empty partial.
+__device__ inline std::int64_t keys_attended(const DecodeArgs& a) { return a.skv_on_device ? *a.skv_on_device : a.skv; }
+
 // Per partial: m, l, then D outputs, for each (b, hq, split).
 __device__ inline std::int64_t partial_index(std::int64_t bh, int split, int splits, std::int64_t d) {
   return (bh * splits + split) * (d + 2);
@@ -127,8 +131,9 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   const int lane = threadIdx.x % kRowLanes, row_group = threadIdx.x / kRowLanes;
   const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
   const int split = blockIdx.y;
-  const std::int64_t chunk = (a.skv + a.splits - 1) / a.splits;
-  const std::int64_t k0 = split * chunk, k1 = min(a.skv, k0 + chunk);
+  const std::int64_t skv = keys_attended(a);
+  const std::int64_t chunk = (skv + a.splits - 1) / a.splits;
+  const std::int64_t k0 = split * chunk, k1 = min(skv, k0 + chunk);
   const float scale = rsqrtf(static_cast<float>(D));
   __shared__ std::int32_t table[kMaxSplitKeys / 16 + 2];
   load_block_table(a, b, k0, k1, table);
@@ -228,8 +233,9 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split_mma(DecodeArgs a) 
   const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
   const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
   const int split = blockIdx.y;
-  const std::int64_t chunk = (a.skv + a.splits - 1) / a.splits;
-  const std::int64_t k0 = split * chunk, k1 = min(a.skv, k0 + chunk);
+  const std::int64_t skv = keys_attended(a);
+  const std::int64_t chunk = (skv + a.splits - 1) / a.splits;
+  const std::int64_t k0 = split * chunk, k1 = min(skv, k0 + chunk);
   load_block_table(a, b, k0, k1, table);
 
   const T* kbase = static_cast<const T*>(a.k);

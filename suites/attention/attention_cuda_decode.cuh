@@ -21,6 +21,10 @@ struct DecodeArgs {
   // cache filled up to skv so far); 0: skv. The contiguous cache's stride, and the block
   // table's row length times the block.
   std::int64_t capacity = 0;
+  // When set, the keys attended are read from the device as the kernel starts, and skv is
+  // only the bound the splits were chosen for: one launch that a CUDA graph replays over a
+  // cache growing by a key a step. Needs `capacity`.
+  const std::int32_t* skv_on_device = nullptr;
 };
 
 // The largest group (Hq / Hkv) the kernel keeps in registers.

@@ -18,7 +18,12 @@ struct PrefillArgs {
   const void* q;  // [B,Hq,S,D]
   const void* k;  // [B,Hkv,S,D]
   const void* v;
-  void* o;        // [B,Hq,S,D]
+  void* o;        // [B,Hq,S,D], or [B,S,Hq,D] with o_token_major
+  // Positions per KV head when K and V are the first s of a longer cache (a decoder's,
+  // [B,Hkv,kv_capacity,D]); 0: s.
+  std::int64_t kv_capacity = 0;
+  // o as the rows an output projection reads: token by token, the heads side by side.
+  bool o_token_major = false;
 };
 
 // A block of `warps` warps owns `bm` query rows and walks the keys `bn` at a time, with

@@ -182,12 +182,11 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
     }
   }
   __syncwarp();
-  T* og = static_cast<T*>(a.o) + blk.bh * a.s * D;
   constexpr int kChunks = D / 8;
   for (int i = lane; i < 16 * kChunks; i += 32) {
     const int row = warp_row + i / kChunks, c = i % kChunks;
     if (m0 + row < seq)
-      *reinterpret_cast<uint4*>(og + static_cast<std::int64_t>(m0 + row) * D + c * 8) =
+      *reinterpret_cast<uint4*>(blk.output_row(a, m0 + row) + c * 8) =
           *reinterpret_cast<const uint4*>(sq + panel_offset<BM>(row, c));
   }
 #else

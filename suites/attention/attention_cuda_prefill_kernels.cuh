@@ -37,9 +37,16 @@ struct PrefillBlock {
     bh = blockIdx.y;
     const std::int64_t b = bh / a.hq, kvh = bh % a.hq / (a.hq / a.hkv);
     q = static_cast<const T*>(a.q) + bh * a.s * D;
-    k = static_cast<const T*>(a.k) + (b * a.hkv + kvh) * a.s * D;
-    v = static_cast<const T*>(a.v) + (b * a.hkv + kvh) * a.s * D;
+    const std::int64_t kv_rows = a.kv_capacity ? a.kv_capacity : a.s;
+    k = static_cast<const T*>(a.k) + (b * a.hkv + kvh) * kv_rows * D;
+    v = static_cast<const T*>(a.v) + (b * a.hkv + kvh) * kv_rows * D;
     tiles = ((a.causal ? min(seq, m0 + bm) : seq) + bn - 1) / bn;
+  }
+  // Where query row `row` of this block's (batch, head) writes its D outputs.
+  __device__ T* output_row(const PrefillArgs& a, int row) const {
+    if (!a.o_token_major) return static_cast<T*>(a.o) + (bh * a.s + row) * D;
+    const std::int64_t b = bh / a.hq, h = bh % a.hq;
+    return static_cast<T*>(a.o) + ((b * a.s + row) * a.hq + h) * D;
   }
 };
 #endif

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 #include "harness/errors.hpp"
@@ -21,7 +22,7 @@ gpu::DeviceBuffer upload(const std::vector<T>& host) {
 }
 
 // A stage's time is the GPU's: the host waits for the queue at each stage's end while a
-// recorder is set (the profiling pass only; the timed runs queue freely).
+// recorder is set (the profiling pass only, always eager; the timed runs queue freely).
 struct GpuStage {
   GpuStage(StageRecorder* r, const char* name, int layer) : scope(r, name, layer), r_(r) {}
   ~GpuStage() {
@@ -33,9 +34,11 @@ struct GpuStage {
 
 }  // namespace
 
-CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers)
+CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers,
+                         Launch decode_launch)
     : w_(w), batch_(batch), max_context_(max_context),
-      layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))) {
+      layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
+      decode_launch_(decode_launch) {
   if (w.dtype != Dtype::bf16) throw PointSkipped("the CUDA decoder runs bf16 (fp8 weights are not here yet)");
   const auto& c = w.config;
   embedding_ = upload(w.embedding);
@@ -50,21 +53,22 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
   v_cache_ = gpu::DeviceBuffer(std::max<std::size_t>(cache, 2));
   logits_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch * c.vocab) * 4);
   next_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch) * 4);
+  next_host_ = std::make_unique<gpu::PinnedBuffer>(static_cast<std::size_t>(batch) * 4);
   host_logits_.assign(static_cast<std::size_t>(batch * c.vocab), 0.0f);
-  prepare_rows(batch);
-  const std::int64_t group = c.heads / c.kv_heads;
-  split_decode_ = (c.head_dim == 64 || c.head_dim == 128) && group <= attention::kMaxDecodeGroup;
+  const bool fused_dims = c.head_dim == 64 || c.head_dim == 128;
+  split_decode_ = fused_dims && c.heads / c.kv_heads <= attention::kMaxDecodeGroup;
   if (split_decode_) {
-    resident_blocks_ = attention::decode_resident_blocks(Dtype::bf16, c.head_dim, group);
-    q16_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch * c.heads * c.head_dim) * 2);
-    int most = 1;  // the workspace for the most splits any length up to max_context takes
-    for (std::int64_t skv = 1; skv <= max_context; skv += std::max<std::int64_t>(1, max_context / 64))
-      most = std::max(most, attention::decode_splits(batch, c.kv_heads, skv, resident_blocks_));
-    most = std::max(most, attention::decode_splits(batch, c.kv_heads, max_context, resident_blocks_));
-    decode_workspace_ = gpu::DeviceBuffer(
-        static_cast<std::size_t>(attention::decode_workspace_floats(batch, c.heads, c.kv_heads, c.head_dim, most)) * 4);
+    const int resident = attention::decode_resident_blocks(Dtype::bf16, c.head_dim, c.heads / c.kv_heads);
+    decode_splits_ = attention::decode_splits(batch, c.kv_heads, max_context, resident);
+    decode_workspace_ = gpu::DeviceBuffer(static_cast<std::size_t>(
+        attention::decode_workspace_floats(batch, c.heads, c.kv_heads, c.head_dim, decode_splits_) * 4));
     ROOFTOP_GPU_CHECK(cudaMemsetAsync(decode_workspace_.get(), 0, decode_workspace_.bytes(), gpu::stream()));
   }
+  if (fused_dims) {
+    prefill_config_ = attention::default_prefill_config(c.head_dim, Dtype::bf16);
+    fused_prefill_ok_ = attention::prefill_unsupported(prefill_config_, c.head_dim, Dtype::bf16).empty();
+  }
+  prepare_rows(batch);
   ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
 }
 
@@ -88,12 +92,14 @@ void CudaDecoder::ensure_rows(std::int64_t rows) {
   if (rows <= rows_) return;
   const auto& c = w_.config;
   rows_ = rows;
-  tokens_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows) * 4);
+  decode_graph_.reset();  // it points at the buffers replaced here
+  step_ = gpu::DeviceBuffer(static_cast<std::size_t>(2 + rows) * 4);
+  step_host_ = std::make_unique<gpu::PinnedBuffer>(static_cast<std::size_t>(2 + rows) * 4);
   h_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.hidden) * 4);
   xn_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.hidden) * 2);
   qkv_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.qkv_width()) * 4);
+  q16_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.heads * c.head_dim) * 2);
   attn_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.heads * c.head_dim) * 2);
-  proj_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.hidden) * 4);
   gate_up_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * 2 * c.intermediate) * 4);
   act_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.intermediate) * 2);
 }
@@ -101,11 +107,32 @@ void CudaDecoder::ensure_rows(std::int64_t rows) {
 void CudaDecoder::prepare_rows(std::int64_t rows) {
   const auto& c = w_.config;
   ensure_rows(rows);
-  matmul(rows, c.qkv_width(), c.hidden);
-  matmul(rows, c.hidden, c.heads * c.head_dim);
-  matmul(rows, 2 * c.intermediate, c.hidden);
-  matmul(rows, c.hidden, c.intermediate);
+  for (const std::int64_t m : {rows, batch_}) {  // a forward of `rows`, and a decode step
+    matmul(m, c.qkv_width(), c.hidden);
+    matmul(m, c.hidden, c.heads * c.head_dim);
+    matmul(m, 2 * c.intermediate, c.hidden);
+    matmul(m, c.hidden, c.intermediate);
+  }
   matmul(batch_, c.vocab, c.hidden);
+  ensure_decode_graph();
+}
+
+void CudaDecoder::ensure_decode_graph() {
+  if (decode_launch_ != Launch::graph || !decode_graph_.empty()) return;
+  if (!warmed_up_) {
+    // One eager step before the first capture, from the constructor while the cache is
+    // empty (token 0 at position 0, overwritten by whatever runs next): the libraries'
+    // first-call set-up stays out of the graph. A capture itself runs nothing.
+    auto* staged = static_cast<std::int32_t*>(step_host_->get());
+    std::fill(staged, staged + 2 + batch_, 0);
+    staged[1] = 1;
+    ROOFTOP_GPU_CHECK(cudaMemcpyAsync(step_.get(), staged, static_cast<std::size_t>(2 + batch_) * 4,
+                                      cudaMemcpyHostToDevice, gpu::stream()));
+    queue_forward(1);
+    ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+    warmed_up_ = true;
+  }
+  decode_graph_.capture([&] { queue_forward(1); });
 }
 
 void CudaDecoder::set_length(std::int64_t length) {
@@ -133,53 +160,74 @@ void CudaDecoder::poison_logits() {
 std::string CudaDecoder::implementation() const {
   std::string algo;
   if (!matmuls_.empty()) algo = matmuls_.rbegin()->second->algorithm_label();
-  return fmt::format("cuBLASLt bf16 matmuls ({} and others); rooftop RMSNorm, RoPE with the cache write, {}, SwiGLU, "
-                     "argmax; eager launches", algo,
-                     split_decode_ ? "the attention suite's split-KV decode kernel (prefill: a plain attention kernel)"
-                                   : "a plain attention kernel");
+  return fmt::format(
+      "cuBLASLt bf16 matmuls ({} and others; residuals added by the matmul); rooftop RMSNorm, RoPE with the cache write, "
+      "SwiGLU, argmax; attention: {}, {}; decode steps {}",
+      algo, split_decode_ ? "the attention suite's split-KV decode kernel" : "a plain kernel for decode",
+      fused_prefill_ok_ ? "its fused prefill kernel " + attention::config_name(prefill_config_) + " from an empty cache"
+                        : "a plain kernel for prefill",
+      decode_launch_ == Launch::graph ? fmt::format("replayed from a CUDA graph ({} nodes)", decode_graph_.nodes())
+                                      : "launched eagerly");
 }
 
-void CudaDecoder::decode_attention(const void* k, const void* v) {
+std::string CudaDecoder::implementation_label() const {
+  return decode_launch_ == Launch::graph ? "cuBLASLt + rooftop, graph" : "cuBLASLt + rooftop, eager";
+}
+
+bool CudaDecoder::fused_prefill(std::int64_t per_seq) const { return fused_prefill_ok_ && per_seq > 1 && length_ == 0; }
+
+void CudaDecoder::queue_attention(std::int64_t per_seq, const void* k, const void* v) {
   const auto& c = w_.config;
-  attention::DecodeArgs a{};
-  a.dtype = Dtype::bf16;
-  a.b = batch_;
-  a.hq = c.heads;
-  a.hkv = c.kv_heads;
-  a.skv = length_ + 1;  // the new token's key is in the cache already
-  a.d = c.head_dim;
-  a.block = 0;
-  a.q = q16_.get();
-  a.k = k;
-  a.v = v;
-  a.o = attn_.get();
-  a.partial = decode_workspace_.as<float>();
-  a.splits = attention::decode_splits(batch_, c.kv_heads, a.skv, resident_blocks_);
-  a.capacity = max_context_;
-  if (a.splits != last_splits_) {
-    // The tickets sit after the partials, so they move with the split count: zero them there.
-    const std::int64_t at = attention::decode_workspace_floats(batch_, c.heads, c.kv_heads, c.head_dim, a.splits) -
-                            batch_ * c.kv_heads;
-    ROOFTOP_GPU_CHECK(cudaMemsetAsync(decode_workspace_.as<float>() + at, 0, static_cast<std::size_t>(batch_ * c.kv_heads) * 4,
-                                      gpu::stream()));
-    last_splits_ = a.splits;
+  const auto* step = step_.as<std::int32_t>();
+  if (per_seq == 1 && split_decode_) {
+    attention::DecodeArgs a{};
+    a.dtype = Dtype::bf16;
+    a.b = batch_;
+    a.hq = c.heads;
+    a.hkv = c.kv_heads;
+    a.skv = max_context_;       // the bound the splits were chosen for
+    a.skv_on_device = step + 1;  // the keys attended: the cache's length after this step
+    a.capacity = max_context_;
+    a.d = c.head_dim;
+    a.q = q16_.get();
+    a.k = k;
+    a.v = v;
+    a.o = attn_.get();
+    a.partial = decode_workspace_.as<float>();
+    a.splits = decode_splits_;
+    attention::launch_decode(a);
+  } else if (fused_prefill(per_seq)) {
+    attention::PrefillArgs a{};
+    a.dtype = Dtype::bf16;
+    a.b = batch_;
+    a.hq = c.heads;
+    a.hkv = c.kv_heads;
+    a.s = per_seq;
+    a.d = c.head_dim;
+    a.causal = true;
+    a.q = q16_.get();
+    a.k = k;
+    a.v = v;
+    a.o = attn_.get();
+    a.kv_capacity = max_context_;
+    a.o_token_major = true;
+    attention::launch_prefill(a, prefill_config_);
+  } else {
+    kernels::attention(qkv_.as<float>(), k, v, attn_.get(), batch_, per_seq, step, c.heads, c.kv_heads, c.head_dim,
+                       max_context_);
   }
-  attention::launch_decode(a);
 }
 
-void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_seq, std::span<std::int32_t> next) {
+void CudaDecoder::queue_forward(std::int64_t per_seq) {
   const auto& c = w_.config;
-  if (length_ + per_seq > max_context_) throw std::logic_error("the KV cache is full");
   const std::int64_t rows = batch_ * per_seq, hidden = c.hidden, d = c.head_dim;
-  ensure_rows(rows);
   const float eps = static_cast<float>(c.rms_eps);
   const std::size_t cache_layer = static_cast<std::size_t>(batch_ * c.kv_heads * max_context_ * d) * 2;
-  const GpuStage whole(recorder_, "forward", -1);
+  const auto* step = step_.as<std::int32_t>();
+  const bool fused_q = (per_seq == 1 && split_decode_) || fused_prefill(per_seq);  // q in bf16 for the fused kernels
   std::optional<GpuStage> stage;
   stage.emplace(recorder_, "embedding", -1);
-  ROOFTOP_GPU_CHECK(cudaMemcpyAsync(tokens_.get(), tokens.data(), static_cast<std::size_t>(rows) * 4, cudaMemcpyHostToDevice,
-                                    gpu::stream()));
-  kernels::embed(tokens_.as<std::int32_t>(), embedding_.get(), h_.as<float>(), rows, hidden);
+  kernels::embed(step + 2, embedding_.get(), h_.as<float>(), rows, hidden);
   stage.reset();
   for (std::int64_t l = 0; l < layers_; ++l) {
     auto& L = layer_weights_[static_cast<std::size_t>(l)];
@@ -191,16 +239,13 @@ void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per
     kernels::rms_norm(h_.as<float>(), L.attn_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
     stage.emplace(recorder_, "qkv", li);
     matmul(rows, c.qkv_width(), hidden).execute_on(xn_.get(), L.qkv.get(), qkv_.get());
-    const bool split = split_decode_ && per_seq == 1;
     stage.emplace(recorder_, "rope", li);
-    kernels::rope_and_cache(qkv_.as<float>(), kc, vc, split ? q16_.get() : nullptr, batch_, per_seq, length_, c.heads,
+    kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, batch_, per_seq, step, c.heads,
                             c.kv_heads, d, max_context_, c.rope_theta);
     stage.emplace(recorder_, "attention", li);
-    if (split) decode_attention(kc, vc);
-    else kernels::attention(qkv_.as<float>(), kc, vc, attn_.get(), batch_, per_seq, length_, c.heads, c.kv_heads, d, max_context_);
+    queue_attention(per_seq, kc, vc);
     stage.emplace(recorder_, "o_proj", li);
-    matmul(rows, hidden, c.heads * d).execute_on(attn_.get(), L.o.get(), proj_.get());
-    kernels::add(h_.as<float>(), proj_.as<float>(), rows * hidden);
+    matmul(rows, hidden, c.heads * d).execute_on(attn_.get(), L.o.get(), h_.get(), 1, 1);  // h += attention's projection
     stage.emplace(recorder_, "mlp_norm", li);
     kernels::rms_norm(h_.as<float>(), L.mlp_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
     stage.emplace(recorder_, "gate_up", li);
@@ -208,20 +253,37 @@ void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per
     stage.emplace(recorder_, "swiglu", li);
     kernels::swiglu(gate_up_.as<float>(), act_.get(), rows, c.intermediate);
     stage.emplace(recorder_, "down", li);
-    matmul(rows, hidden, c.intermediate).execute_on(act_.get(), L.down.get(), proj_.get());
-    kernels::add(h_.as<float>(), proj_.as<float>(), rows * hidden);
+    matmul(rows, hidden, c.intermediate).execute_on(act_.get(), L.down.get(), h_.get(), 1, 1);  // h += the MLP's output
     stage.reset();
   }
-  length_ += per_seq;
   stage.emplace(recorder_, "final_norm", -1);
   kernels::rms_norm(h_.as<float>(), final_norm_.as<float>(), xn_.get(), batch_, per_seq, per_seq - 1, hidden, eps);
   stage.emplace(recorder_, "lm_head", -1);
   matmul(batch_, c.vocab, hidden).execute_on(xn_.get(), head_.get() ? head_.get() : embedding_.get(), logits_.get());
   stage.emplace(recorder_, "sampling", -1);
   kernels::argmax(logits_.as<float>(), next_.as<std::int32_t>(), batch_, c.vocab);
-  ROOFTOP_GPU_CHECK(cudaMemcpyAsync(next.data(), next_.get(), static_cast<std::size_t>(batch_) * 4, cudaMemcpyDeviceToHost,
+}
+
+void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_seq, std::span<std::int32_t> next) {
+  if (length_ + per_seq > max_context_) throw std::logic_error("the KV cache is full");
+  const std::int64_t rows = batch_ * per_seq;
+  ensure_rows(rows);
+  const bool replay = per_seq == 1 && decode_launch_ == Launch::graph && !recorder_;
+  if (replay) ensure_decode_graph();  // held since prepare_rows, unless a larger forward moved the buffers since
+  auto* staged = static_cast<std::int32_t*>(step_host_->get());
+  staged[0] = static_cast<std::int32_t>(length_);
+  staged[1] = static_cast<std::int32_t>(length_ + per_seq);
+  std::memcpy(staged + 2, tokens.data(), static_cast<std::size_t>(rows) * 4);
+  const GpuStage whole(recorder_, "forward", -1);
+  ROOFTOP_GPU_CHECK(cudaMemcpyAsync(step_.get(), staged, static_cast<std::size_t>(2 + rows) * 4, cudaMemcpyHostToDevice,
                                     gpu::stream()));
+  if (replay) decode_graph_.launch();
+  else queue_forward(per_seq);
+  ROOFTOP_GPU_CHECK(cudaMemcpyAsync(next_host_->get(), next_.get(), static_cast<std::size_t>(batch_) * 4,
+                                    cudaMemcpyDeviceToHost, gpu::stream()));
   ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+  std::memcpy(next.data(), next_host_->get(), static_cast<std::size_t>(batch_) * 4);
+  length_ += per_seq;
 }
 
 }  // namespace rooftop::inference

@@ -1,22 +1,28 @@
 #pragma once
 // The decoder's forward on a CUDA GPU, bf16: cuBLASLt for every projection and the LM head
-// (weights [out, in] as nn.Linear keeps them, fp32 outputs), our kernels for the rest
-// (cuda_decoder_kernels.cu). Eager: one launch a kernel, each forward ends with the
-// greedy tokens copied to the host. The weights go to the GPU once.
+// (weights [out, in] as nn.Linear keeps them, fp32 outputs, the residual added by the
+// matmul itself), our kernels for the rest (cuda_decoder_kernels.cu), the attention suite's
+// fused kernels for attention. A decode step is queued eagerly (a launch a kernel) or
+// replayed from a CUDA graph captured once per decoder (its batch is fixed): the launch
+// mode is the point's `launch` axis. The weights go to the GPU once.
 #include <map>
 #include <memory>
 #include <vector>
 
 #include "devices/cuda/cublaslt_matmul.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
+#include "suites/attention/attention_cuda_prefill.cuh"
 #include "suites/inference/decoder.hpp"
 
 namespace rooftop::inference {
 
+enum class Launch { eager, graph };
+
 class CudaDecoder final : public Decoder {
  public:
   // Throws PointSkipped for a dtype other than bf16 (fp8 weights come with their issue).
-  CudaDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1);
+  CudaDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1,
+              Launch decode_launch = Launch::eager);
   ~CudaDecoder() override;
 
   void forward(std::span<const std::int32_t> tokens, std::int64_t tokens_per_seq, std::span<std::int32_t> next) override;
@@ -27,7 +33,7 @@ class CudaDecoder final : public Decoder {
   const std::vector<float>& logits() override;
   void poison_logits() override;
   std::string implementation() const override;
-  std::string implementation_label() const override { return "cuBLASLt + rooftop"; }
+  std::string implementation_label() const override;
   void set_recorder(StageRecorder* recorder) override { recorder_ = recorder; }
 
  private:
@@ -36,19 +42,32 @@ class CudaDecoder final : public Decoder {
   };
   gpu::CublasLtMatmul& matmul(std::int64_t m, std::int64_t n, std::int64_t k);
   void ensure_rows(std::int64_t rows);
-  void decode_attention(const void* k_cache, const void* v_cache);
+  // Everything from the embedding to the greedy tokens in next_, for `per_seq` tokens a
+  // sequence whose positions and ids are in step_ on the device: what a graph captures.
+  void queue_forward(std::int64_t per_seq);
+  void queue_attention(std::int64_t per_seq, const void* k_cache, const void* v_cache);
+  bool fused_prefill(std::int64_t per_seq) const;
+  // Captures the decode step's graph where the launch mode asks for one and none is held.
+  void ensure_decode_graph();
 
   const DecoderWeights& w_;
   std::int64_t batch_, max_context_, layers_, length_ = 0, rows_ = 0;
+  Launch decode_launch_;
   StageRecorder* recorder_ = nullptr;
   gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_;
   std::vector<Layer> layer_weights_;
-  gpu::DeviceBuffer tokens_, h_, xn_, qkv_, attn_, proj_, gate_up_, act_, logits_, next_;
-  // A decode step's attention: the attention suite's split-KV kernel (its q in bf16, its
-  // workspace); where the head dim or group does not fit it, our plain kernel.
-  bool split_decode_ = false;
-  int resident_blocks_ = 0, last_splits_ = 0;
-  gpu::DeviceBuffer q16_, decode_workspace_;
+  // step_: the cache length before the forward, after it, then the token ids; staged from
+  // pinned host memory with one copy, so a graph's replay finds this step's values.
+  gpu::DeviceBuffer step_, h_, xn_, qkv_, q16_, attn_, gate_up_, act_, logits_, next_;
+  std::unique_ptr<gpu::PinnedBuffer> step_host_, next_host_;
+  // A decode step's attention: the attention suite's split-KV kernel with the splits chosen
+  // once for max_context (a graph replays one launch); prefill from an empty cache: its
+  // fused tensor-core kernel. Where the head dim or group does not fit them, a plain kernel.
+  bool split_decode_ = false, fused_prefill_ok_ = false, warmed_up_ = false;
+  int decode_splits_ = 0;
+  attention::PrefillConfig prefill_config_{};
+  gpu::DeviceBuffer decode_workspace_;
+  gpu::CapturedGraph decode_graph_;
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::unique_ptr<gpu::CublasLtMatmul>> matmuls_;
   std::vector<float> host_logits_;
 };

@@ -40,10 +40,11 @@ __global__ void rms_norm_kernel(const float* h, const float* w, __nv_bfloat16* o
     out[blockIdx.x * hidden + i] = __float2bfloat16(x[i] * inv * w[i]);
 }
 
-__global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* vc, __nv_bfloat16* q16, std::int64_t tokens, std::int64_t start,
-                                  std::int64_t heads, std::int64_t kv_heads, std::int64_t d, std::int64_t max_context, double theta) {
+__global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* vc, __nv_bfloat16* q16, std::int64_t tokens,
+                                  const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
+                                  std::int64_t max_context, double theta) {
   // One block a row (b, t); threads over the (heads + kv_heads) x d/2 pairs, then k and v.
-  const std::int64_t row = blockIdx.x, b = row / tokens, t = row % tokens, pos = start + t;
+  const std::int64_t row = blockIdx.x, b = row / tokens, t = row % tokens, pos = *start + t;
   const std::int64_t width = (heads + 2 * kv_heads) * d, half = d / 2;
   float* x = qkv + row * width;
   for (std::int64_t p = threadIdx.x; p < (heads + kv_heads) * half; p += blockDim.x) {
@@ -56,8 +57,9 @@ __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* 
     v[i + half] = bb * c + a * s;
   }
   __syncthreads();
-  if (q16)
-    for (std::int64_t e = threadIdx.x; e < heads * d; e += blockDim.x) q16[row * heads * d + e] = __float2bfloat16(x[e]);
+  if (q16)  // [B, heads, tokens, d]
+    for (std::int64_t e = threadIdx.x; e < heads * d; e += blockDim.x)
+      q16[((b * heads + e / d) * tokens + t) * d + e % d] = __float2bfloat16(x[e]);
   for (std::int64_t e = threadIdx.x; e < kv_heads * d; e += blockDim.x) {
     const std::int64_t g = e / d, i = e % d;
     const std::int64_t at = ((b * kv_heads + g) * max_context + pos) * d + i;
@@ -69,13 +71,13 @@ __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* 
 // One warp a (row, head): lanes split the head dimension; keys one at a time with an
 // online softmax. Plain, correct, and memory-bound on the cache for decode.
 __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, const __nv_bfloat16* vc, __nv_bfloat16* out,
-                                 std::int64_t warps, std::int64_t tokens, std::int64_t start, std::int64_t heads,
+                                 std::int64_t warps, std::int64_t tokens, const std::int32_t* start, std::int64_t heads,
                                  std::int64_t kv_heads, std::int64_t d, std::int64_t max_context) {
   const std::int64_t warp = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (warp >= warps) return;  // the whole warp leaves together: no shuffle is left waiting
   const std::int64_t row = warp / heads, h = warp % heads;
-  const std::int64_t b = row / tokens, t = row % tokens, last = start + t, g = h / (heads / kv_heads);
+  const std::int64_t b = row / tokens, t = row % tokens, last = *start + t, g = h / (heads / kv_heads);
   const std::int64_t width = (heads + 2 * kv_heads) * d;
   const float* q = qkv + row * width + h * d;
   const __nv_bfloat16* k = kc + (b * kv_heads + g) * max_context * d;
@@ -110,11 +112,6 @@ __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, cons
     const std::int64_t i = lane + 32 * j;
     if (i < d) out[row * heads * d + h * d + i] = __float2bfloat16(acc[j] / sum);
   }
-}
-
-__global__ void add_kernel(float* h, const float* x, std::int64_t n) {
-  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) h[i] += x[i];
 }
 
 __global__ void swiglu_kernel(const float* gu, __nv_bfloat16* act, std::int64_t rows, std::int64_t inter) {
@@ -176,7 +173,7 @@ void rms_norm(const float* h, const float* w, void* out, std::int64_t rows, std:
   rms_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, gpu::stream()>>>(h, w, static_cast<__nv_bfloat16*>(out), stride, first, hidden, eps);
   ROOFTOP_GPU_CHECK_LAUNCH("rms_norm");
 }
-void rope_and_cache(float* qkv, void* k, void* v, void* q16, std::int64_t batch, std::int64_t tokens, std::int64_t start,
+void rope_and_cache(float* qkv, void* k, void* v, void* q16, std::int64_t batch, std::int64_t tokens, const std::int32_t* start,
                     std::int64_t heads, std::int64_t kv_heads, std::int64_t d, std::int64_t max_context, double theta) {
   rope_cache_kernel<<<static_cast<unsigned>(batch * tokens), kThreads, 0, gpu::stream()>>>(
       qkv, static_cast<__nv_bfloat16*>(k), static_cast<__nv_bfloat16*>(v), static_cast<__nv_bfloat16*>(q16), tokens, start,
@@ -184,16 +181,13 @@ void rope_and_cache(float* qkv, void* k, void* v, void* q16, std::int64_t batch,
   ROOFTOP_GPU_CHECK_LAUNCH("rope_and_cache");
 }
 void attention(const float* qkv, const void* k, const void* v, void* out, std::int64_t batch, std::int64_t tokens,
-               std::int64_t start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d, std::int64_t max_context) {
+               const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
+               std::int64_t max_context) {
   const std::int64_t warps = batch * tokens * heads;
   attention_kernel<<<static_cast<unsigned>((warps * 32 + kThreads - 1) / kThreads), kThreads, 0, gpu::stream()>>>(
       qkv, static_cast<const __nv_bfloat16*>(k), static_cast<const __nv_bfloat16*>(v), static_cast<__nv_bfloat16*>(out),
       warps, tokens, start, heads, kv_heads, d, max_context);
   ROOFTOP_GPU_CHECK_LAUNCH("attention");
-}
-void add(float* h, const float* x, std::int64_t n) {
-  add_kernel<<<blocks_for(n), kThreads, 0, gpu::stream()>>>(h, x, n);
-  ROOFTOP_GPU_CHECK_LAUNCH("add");
 }
 void swiglu(const float* gu, void* act, std::int64_t rows, std::int64_t inter) {
   swiglu_kernel<<<blocks_for(rows * inter), kThreads, 0, gpu::stream()>>>(gu, static_cast<__nv_bfloat16*>(act), rows, inter);

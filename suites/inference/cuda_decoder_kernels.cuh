@@ -12,17 +12,17 @@ void embed(const std::int32_t* tokens, const void* embedding, float* h, std::int
 void rms_norm(const float* h, const float* weight, void* out, std::int64_t rows, std::int64_t stride, std::int64_t first,
               std::int64_t hidden, float eps);
 // Rotary embedding on q and k of every row (rotate-half pairs i, i + d/2), then k and v into
-// the cache [batch][kv head][max_context][d] at position start + t; the rotated q also to
-// q_bf16 [rows][heads][d] when not null (the split-KV decode kernel's input).
+// the cache [batch][kv head][max_context][d] at position *start + t; the rotated q also to
+// q_bf16 [batch][heads][tokens][d] when not null (the fused attention kernels' input).
+// `start` is on the device, so a captured graph replays at a growing position.
 void rope_and_cache(float* qkv, void* k_cache, void* v_cache, void* q_bf16, std::int64_t batch, std::int64_t tokens,
-                    std::int64_t start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d, std::int64_t max_context,
-                    double theta);
-// Causal GQA attention of each new token over the cache (online softmax, fp32), out bf16.
+                    const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
+                    std::int64_t max_context, double theta);
+// Causal GQA attention of each new token over the cache (online softmax, fp32), out bf16:
+// the plain path, for head dims and groups the fused kernels lack.
 void attention(const float* qkv, const void* k_cache, const void* v_cache, void* out, std::int64_t batch,
-               std::int64_t tokens, std::int64_t start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
+               std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
                std::int64_t max_context);
-// h += x.
-void add(float* h, const float* x, std::int64_t n);
 // act = bf16(silu(gate) * up), gate_up [rows][2 * inter].
 void swiglu(const float* gate_up, void* act, std::int64_t rows, std::int64_t inter);
 // next[b] = argmax of logits[b], one block a row.

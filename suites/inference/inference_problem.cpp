@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <vector>
 
 #include "harness/errors.hpp"
@@ -53,18 +54,28 @@ std::string_view scenario_name(Scenario s) {
 }
 
 InferenceShape parse_inference_shape(std::string_view text) {
+  const std::string whole(text);
   const auto usage = [&](std::string_view why) {
-    return InputError(fmt::format("inference shape '{}': {}; write MODEL:prefill:BxP, MODEL:decode:BxC or "
-                                  "MODEL:generate:BxPxG, e.g. llama-3.2-1b:decode:1x512", text, why));
+    return InputError(fmt::format("inference shape '{}': {}; write MODEL:prefill:BxP, MODEL:decode:BxC[:LAUNCH] or "
+                                  "MODEL:generate:BxPxG[:LAUNCH] (LAUNCH: eager or graph, on a GPU), "
+                                  "e.g. llama-3.2-1b:decode:1x512:graph", whole, why));
   };
+  InferenceShape s;
+  for (const char* launch : {"eager", "graph"})
+    if (text.size() > std::strlen(launch) + 1 && text.ends_with(launch) && text[text.size() - std::strlen(launch) - 1] == ':') {
+      s.launch = launch;
+      text.remove_suffix(std::strlen(launch) + 1);
+    }
   // A config path may hold ':' only before the scenario: split from the right.
   const auto last = text.rfind(':');
   const auto mid = last == std::string_view::npos || last == 0 ? std::string_view::npos : text.rfind(':', last - 1);
   if (mid == std::string_view::npos) throw usage("it has no scenario");
-  InferenceShape s;
   s.model = std::string(text.substr(0, mid));
   const auto scenario = text.substr(mid + 1, last - mid - 1);
-  const auto dims = split(text.substr(last + 1), 'x');
+  const auto sizes = text.substr(last + 1);
+  if (sizes.empty() || sizes[0] < '0' || sizes[0] > '9')
+    throw usage(fmt::format("'{}' is neither sizes nor a launch mode (eager, graph)", sizes));
+  const auto dims = split(sizes, 'x');
   std::vector<std::int64_t> v;
   for (auto d : dims) {
     std::int64_t x = 0;
@@ -89,6 +100,8 @@ InferenceShape parse_inference_shape(std::string_view text) {
   } else {
     throw usage(fmt::format("'{}' with {} sizes is not a scenario", scenario, v.size()));
   }
+  if (s.scenario == Scenario::prefill && !s.launch.empty())
+    throw usage("a prefill is one forward: its launch mode is not an axis (decode and generate have one)");
   return s;
 }
 
@@ -147,6 +160,12 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   if (positions > m.max_positions)
     throw InputError(fmt::format("{} needs {} positions; {} has {} (max_position_embeddings): choose a shorter context",
                                  s.model, positions, m.name, m.max_positions));
+  // A GPU's decode steps replay a CUDA graph unless the shape says eager; the CPU has no launches.
+  const bool gpu = backend != "cpu";
+  if (!gpu && !s.launch.empty())
+    throw InputError(fmt::format("inference shape with ':{}': the launch mode is a GPU axis; leave it out for --backend {}",
+                                 s.launch, backend));
+  const std::string launch = gpu && s.scenario != Scenario::prefill ? (s.launch.empty() ? "graph" : s.launch) : "";
   Problem p;
   p.family = "inference";
   p.backend = std::string(backend);
@@ -156,10 +175,12 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
     case Scenario::decode: p.shape = fmt::format("{}_decode_b{}_c{}", m.name, s.batch, s.context); break;
     case Scenario::generate: p.shape = fmt::format("{}_generate_b{}_p{}_g{}", m.name, s.batch, s.prompt, s.generate); break;
   }
+  if (!launch.empty()) p.shape += "_" + launch;
   p.params = {{"model", s.model}, {"scenario", scenario_name(s.scenario)}, {"batch", s.batch},
               {"prompt", s.prompt}, {"context", s.context}, {"generate", s.generate},
               {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden},
               {"weights", checkpoint_files(s.model).empty() ? "random (seeded)" : "checkpoint " + s.model}};
+  if (!launch.empty()) p.params["launch"] = launch;
   p.work = inference_work(m, s, dtype);
   const double elem = static_cast<double>(input_size(dtype));
   const double cache = static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(elem) * static_cast<double>(m.layers);
@@ -180,6 +201,7 @@ InferenceShape shape_of(const Problem& p) {
   s.prompt = p.params.at("prompt").get<std::int64_t>();
   s.context = p.params.at("context").get<std::int64_t>();
   s.generate = p.params.at("generate").get<std::int64_t>();
+  s.launch = p.params.value("launch", "");
   return s;
 }
 

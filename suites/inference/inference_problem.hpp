@@ -23,10 +23,13 @@ struct InferenceShape {
   std::int64_t prompt = 0;   // prefill, generate: tokens in
   std::int64_t context = 0;  // decode: tokens already in the cache
   std::int64_t generate = 0;  // generate: tokens out
+  // How a GPU queues a decode step: "eager" (a launch a kernel) or "graph" (one CUDA graph
+  // replay); empty where it does not apply (the CPU, a prefill).
+  std::string launch;
 };
 
-// MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG; MODEL is a shipped name or
-// a config.json path. Throws InputError.
+// MODEL:prefill:BxP | MODEL:decode:BxC[:LAUNCH] | MODEL:generate:BxPxG[:LAUNCH], LAUNCH eager
+// or graph; MODEL is a shipped name or a config.json path. Throws InputError.
 InferenceShape parse_inference_shape(std::string_view text);
 
 // The work of the whole scenario as one sample times it: a prefill and its first token; one
