@@ -26,7 +26,7 @@ std::vector<ResultRecord> stage_records(const ResultRecord& parent, const std::v
     r.problem = parent.problem;
     r.problem.shape = parent.problem.shape + "." + stage.name;
     r.problem.params = {{"stage", stage.name}, {"of", parent.problem.name()},
-                        {"timing", "profiling pass after the repetitions; host clock"}};
+                        {"timing", "profiling pass after the repetitions; " + recorder.clock()}};
     r.problem.work = stage.work;
     r.implementation = parent.implementation;
     r.implementation_label = parent.implementation_label;

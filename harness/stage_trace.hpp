@@ -29,6 +29,9 @@ class StageRecorder {
   void next_forward() { ++forward_; }
   int forwards() const { return forward_; }
   const std::vector<StageSpan>& spans() const { return spans_; }
+  // What the spans' times were read from: "host clock", or a backend's device events.
+  void set_clock(std::string clock) { clock_ = std::move(clock); }
+  const std::string& clock() const { return clock_; }
 
   // Times one stage: from construction to destruction (a null recorder: nothing).
   class Scope {
@@ -50,6 +53,7 @@ class StageRecorder {
  private:
   std::chrono::steady_clock::time_point origin_;
   std::vector<StageSpan> spans_;
+  std::string clock_ = "host clock";
   int forward_ = 0;
 };
 

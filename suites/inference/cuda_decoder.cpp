@@ -21,15 +21,81 @@ gpu::DeviceBuffer upload(const std::vector<T>& host) {
   return d;
 }
 
-// A stage's time is the GPU's: the host waits for the queue at each stage's end while a
-// recorder is set (the profiling pass only, always eager; the timed runs queue freely).
-struct GpuStage {
-  GpuStage(StageRecorder* r, const char* name, int layer) : scope(r, name, layer), r_(r) {}
-  ~GpuStage() {
-    if (r_) cudaStreamSynchronize(gpu::stream());  // before the scope records its end
+}  // namespace
+
+// The profiling pass's clock: an event queued before and after each stage, read once the
+// forward is done, so the stages run back to back as in a timed forward (no wait between
+// them). A stage's time is the GPU's from its start event to its end event: where the host
+// queues more slowly than the GPU runs, the wait for its launch is inside the stage.
+class CudaStageTimer {
+ public:
+  CudaStageTimer() = default;
+  CudaStageTimer(const CudaStageTimer&) = delete;
+  CudaStageTimer& operator=(const CudaStageTimer&) = delete;
+  ~CudaStageTimer() {
+    for (cudaEvent_t e : pool_) cudaEventDestroy(e);
   }
-  StageRecorder::Scope scope;
-  StageRecorder* r_;
+  // The stream is idle here: the origin event runs when the host reads its clock.
+  void start_forward(StageRecorder& r) {
+    ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+    used_ = 0;
+    stages_.clear();
+    origin_ = record();
+    host_origin_s_ = r.now();
+  }
+  std::size_t open(const char* name, int layer) {
+    stages_.push_back({name, layer, record(), nullptr});
+    return stages_.size() - 1;
+  }
+  void close(std::size_t stage) { stages_[stage].end = record(); }
+  void finish_forward(StageRecorder& r) {
+    ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+    for (const auto& st : stages_) {
+      float start_ms = 0, end_ms = 0;
+      ROOFTOP_GPU_CHECK(cudaEventElapsedTime(&start_ms, origin_, st.start));
+      ROOFTOP_GPU_CHECK(cudaEventElapsedTime(&end_ms, origin_, st.end));
+      r.record(st.name, st.layer, host_origin_s_ + start_ms * 1e-3, host_origin_s_ + end_ms * 1e-3);
+    }
+  }
+
+ private:
+  struct Stage {
+    const char* name;
+    int layer;
+    cudaEvent_t start, end;
+  };
+  cudaEvent_t record() {
+    if (used_ == pool_.size()) {
+      cudaEvent_t e = nullptr;
+      ROOFTOP_GPU_CHECK(cudaEventCreate(&e));
+      pool_.push_back(e);
+    }
+    cudaEvent_t e = pool_[used_++];
+    ROOFTOP_GPU_CHECK(cudaEventRecord(e, gpu::stream()));
+    return e;
+  }
+  std::vector<cudaEvent_t> pool_;
+  std::size_t used_ = 0;
+  std::vector<Stage> stages_;
+  cudaEvent_t origin_ = nullptr;
+  double host_origin_s_ = 0;
+};
+
+namespace {
+
+// One stage of the profiling pass, from construction to destruction (no timer: nothing).
+class GpuStage {
+ public:
+  GpuStage(CudaStageTimer* t, const char* name, int layer) : t_(t), index_(t ? t->open(name, layer) : 0) {}
+  ~GpuStage() {
+    if (t_) t_->close(index_);
+  }
+  GpuStage(const GpuStage&) = delete;
+  GpuStage& operator=(const GpuStage&) = delete;
+
+ private:
+  CudaStageTimer* t_;
+  std::size_t index_;
 };
 
 }  // namespace
@@ -74,6 +140,26 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
 
 CudaDecoder::~CudaDecoder() = default;
 
+void CudaDecoder::set_recorder(StageRecorder* recorder) {
+  recorder_ = recorder;
+  if (!recorder) return;
+  recorder->set_clock("CUDA events around each stage, launched eagerly");
+  if (!stage_timer_) stage_timer_ = std::make_unique<CudaStageTimer>();
+}
+
+bool CudaDecoder::swiglu_in_gate_up(std::int64_t per_seq) const {
+  const auto& c = w_.config;
+  return kernels::gemv_fits(batch_ * per_seq, 2 * c.intermediate, c.hidden, kernels::GemvEpilogue::swiglu);
+}
+
+void CudaDecoder::project(std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w, void* y,
+                          kernels::GemvEpilogue epilogue) {
+  using kernels::GemvEpilogue;
+  if (kernels::gemv_fits(rows, n, k, epilogue)) return kernels::gemv(x, w, y, rows, n, k, epilogue);
+  if (epilogue == GemvEpilogue::swiglu) throw std::logic_error("SwiGLU in a projection's epilogue is the GEMV's");
+  matmul(rows, n, k).execute_on(x, w, y, 1, epilogue == GemvEpilogue::accumulate ? 1.0f : 0.0f);
+}
+
 gpu::CublasLtMatmul& CudaDecoder::matmul(std::int64_t m, std::int64_t n, std::int64_t k) {
   auto& slot = matmuls_[{m, n, k}];
   if (!slot) {
@@ -107,13 +193,17 @@ void CudaDecoder::ensure_rows(std::int64_t rows) {
 void CudaDecoder::prepare_rows(std::int64_t rows) {
   const auto& c = w_.config;
   ensure_rows(rows);
-  for (const std::int64_t m : {rows, batch_}) {  // a forward of `rows`, and a decode step
-    matmul(m, c.qkv_width(), c.hidden);
-    matmul(m, c.hidden, c.heads * c.head_dim);
-    matmul(m, 2 * c.intermediate, c.hidden);
-    matmul(m, c.hidden, c.intermediate);
+  // The matmuls a forward of `rows` and a decode step use where the GEMV does not serve them.
+  const auto plan = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    if (!kernels::gemv_fits(m, n, k, kernels::GemvEpilogue::store)) matmul(m, n, k);
+  };
+  for (const std::int64_t m : {rows, batch_}) {
+    plan(m, c.qkv_width(), c.hidden);
+    plan(m, c.hidden, c.heads * c.head_dim);
+    plan(m, 2 * c.intermediate, c.hidden);
+    plan(m, c.hidden, c.intermediate);
   }
-  matmul(batch_, c.vocab, c.hidden);
+  plan(batch_, c.vocab, c.hidden);
   ensure_decode_graph();
 }
 
@@ -158,12 +248,12 @@ void CudaDecoder::poison_logits() {
 }
 
 std::string CudaDecoder::implementation() const {
-  std::string algo;
-  if (!matmuls_.empty()) algo = matmuls_.rbegin()->second->algorithm_label();
+  std::string algo = "none planned yet";
+  if (!matmuls_.empty()) algo = matmuls_.rbegin()->second->algorithm_label() + " and others";
   return fmt::format(
-      "cuBLASLt bf16 matmuls ({} and others; residuals added by the matmul); rooftop RMSNorm, RoPE with the cache write, "
-      "SwiGLU, argmax; attention: {}, {}; decode steps {}",
-      algo, split_decode_ ? "the attention suite's split-KV decode kernel" : "a plain kernel for decode",
+      "rooftop GEMV for up to {} rows (the residual added and SwiGLU applied in its epilogue), cuBLASLt bf16 matmuls "
+      "beyond ({}); rooftop RMSNorm, RoPE with the cache write, argmax; attention: {}, {}; decode steps {}",
+      kernels::kGemvMaxRows, algo, split_decode_ ? "the attention suite's split-KV decode kernel" : "a plain kernel for decode",
       fused_prefill_ok_ ? "its fused prefill kernel " + attention::config_name(prefill_config_) + " from an empty cache"
                         : "a plain kernel for prefill",
       decode_launch_ == Launch::graph ? fmt::format("replayed from a CUDA graph ({} nodes)", decode_graph_.nodes())
@@ -225,42 +315,49 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
   const std::size_t cache_layer = static_cast<std::size_t>(batch_ * c.kv_heads * max_context_ * d) * 2;
   const auto* step = step_.as<std::int32_t>();
   const bool fused_q = (per_seq == 1 && split_decode_) || fused_prefill(per_seq);  // q in bf16 for the fused kernels
+  using kernels::GemvEpilogue;
+  CudaStageTimer* timer = recorder_ ? stage_timer_.get() : nullptr;
   std::optional<GpuStage> stage;
-  stage.emplace(recorder_, "embedding", -1);
+  stage.emplace(timer, "embedding", -1);
   kernels::embed(step + 2, embedding_.get(), h_.as<float>(), rows, hidden);
   stage.reset();
   for (std::int64_t l = 0; l < layers_; ++l) {
     auto& L = layer_weights_[static_cast<std::size_t>(l)];
     const int li = static_cast<int>(l);
-    const GpuStage layer(recorder_, "layer", li);
+    const GpuStage layer(timer, "layer", li);
     char* kc = static_cast<char*>(k_cache_.get()) + static_cast<std::size_t>(l) * cache_layer;
     char* vc = static_cast<char*>(v_cache_.get()) + static_cast<std::size_t>(l) * cache_layer;
-    stage.emplace(recorder_, "attn_norm", li);
+    stage.emplace(timer, "attn_norm", li);
     kernels::rms_norm(h_.as<float>(), L.attn_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
-    stage.emplace(recorder_, "qkv", li);
-    matmul(rows, c.qkv_width(), hidden).execute_on(xn_.get(), L.qkv.get(), qkv_.get());
-    stage.emplace(recorder_, "rope", li);
+    stage.emplace(timer, "qkv", li);
+    project(rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store);
+    stage.emplace(timer, "rope", li);
     kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, batch_, per_seq, step, c.heads,
                             c.kv_heads, d, max_context_, c.rope_theta);
-    stage.emplace(recorder_, "attention", li);
+    stage.emplace(timer, "attention", li);
     queue_attention(per_seq, kc, vc);
-    stage.emplace(recorder_, "o_proj", li);
-    matmul(rows, hidden, c.heads * d).execute_on(attn_.get(), L.o.get(), h_.get(), 1, 1);  // h += attention's projection
-    stage.emplace(recorder_, "mlp_norm", li);
+    stage.emplace(timer, "o_proj", li);
+    project(rows, hidden, c.heads * d, attn_.get(), L.o.get(), h_.get(), GemvEpilogue::accumulate);  // the residual
+    stage.emplace(timer, "mlp_norm", li);
     kernels::rms_norm(h_.as<float>(), L.mlp_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
-    stage.emplace(recorder_, "gate_up", li);
-    matmul(rows, 2 * c.intermediate, hidden).execute_on(xn_.get(), L.gate_up.get(), gate_up_.get());
-    stage.emplace(recorder_, "swiglu", li);
-    kernels::swiglu(gate_up_.as<float>(), act_.get(), rows, c.intermediate);
-    stage.emplace(recorder_, "down", li);
-    matmul(rows, hidden, c.intermediate).execute_on(act_.get(), L.down.get(), h_.get(), 1, 1);  // h += the MLP's output
+    if (swiglu_in_gate_up(per_seq)) {
+      stage.emplace(timer, "gate_up", li);  // with SwiGLU in its epilogue
+      project(rows, 2 * c.intermediate, hidden, xn_.get(), L.gate_up.get(), act_.get(), GemvEpilogue::swiglu);
+    } else {
+      stage.emplace(timer, "gate_up", li);
+      matmul(rows, 2 * c.intermediate, hidden).execute_on(xn_.get(), L.gate_up.get(), gate_up_.get());
+      stage.emplace(timer, "swiglu", li);
+      kernels::swiglu(gate_up_.as<float>(), act_.get(), rows, c.intermediate);
+    }
+    stage.emplace(timer, "down", li);
+    project(rows, hidden, c.intermediate, act_.get(), L.down.get(), h_.get(), GemvEpilogue::accumulate);  // the residual
     stage.reset();
   }
-  stage.emplace(recorder_, "final_norm", -1);
+  stage.emplace(timer, "final_norm", -1);
   kernels::rms_norm(h_.as<float>(), final_norm_.as<float>(), xn_.get(), batch_, per_seq, per_seq - 1, hidden, eps);
-  stage.emplace(recorder_, "lm_head", -1);
-  matmul(batch_, c.vocab, hidden).execute_on(xn_.get(), head_.get() ? head_.get() : embedding_.get(), logits_.get());
-  stage.emplace(recorder_, "sampling", -1);
+  stage.emplace(timer, "lm_head", -1);
+  project(batch_, c.vocab, hidden, xn_.get(), head_.get() ? head_.get() : embedding_.get(), logits_.get(), GemvEpilogue::store);
+  stage.emplace(timer, "sampling", -1);
   kernels::argmax(logits_.as<float>(), next_.as<std::int32_t>(), batch_, c.vocab);
 }
 
@@ -274,13 +371,17 @@ void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per
   staged[0] = static_cast<std::int32_t>(length_);
   staged[1] = static_cast<std::int32_t>(length_ + per_seq);
   std::memcpy(staged + 2, tokens.data(), static_cast<std::size_t>(rows) * 4);
-  const GpuStage whole(recorder_, "forward", -1);
+  CudaStageTimer* timer = recorder_ ? stage_timer_.get() : nullptr;
+  if (timer) timer->start_forward(*recorder_);
+  std::optional<GpuStage> whole(std::in_place, timer, "forward", -1);
   ROOFTOP_GPU_CHECK(cudaMemcpyAsync(step_.get(), staged, static_cast<std::size_t>(2 + rows) * 4, cudaMemcpyHostToDevice,
                                     gpu::stream()));
   if (replay) decode_graph_.launch();
   else queue_forward(per_seq);
   ROOFTOP_GPU_CHECK(cudaMemcpyAsync(next_host_->get(), next_.get(), static_cast<std::size_t>(batch_) * 4,
                                     cudaMemcpyDeviceToHost, gpu::stream()));
+  whole.reset();
+  if (timer) timer->finish_forward(*recorder_);
   ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
   std::memcpy(next.data(), next_host_->get(), static_cast<std::size_t>(batch_) * 4);
   length_ += per_seq;

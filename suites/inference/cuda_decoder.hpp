@@ -12,11 +12,13 @@
 #include "devices/cuda/cublaslt_matmul.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "suites/attention/attention_cuda_prefill.cuh"
+#include "suites/inference/cuda_gemv.cuh"
 #include "suites/inference/decoder.hpp"
 
 namespace rooftop::inference {
 
 enum class Launch { eager, graph };
+class CudaStageTimer;
 
 class CudaDecoder final : public Decoder {
  public:
@@ -34,13 +36,18 @@ class CudaDecoder final : public Decoder {
   void poison_logits() override;
   std::string implementation() const override;
   std::string implementation_label() const override;
-  void set_recorder(StageRecorder* recorder) override { recorder_ = recorder; }
+  void set_recorder(StageRecorder* recorder) override;
+  bool swiglu_in_gate_up(std::int64_t tokens_per_seq) const override;
 
  private:
   struct Layer {
     gpu::DeviceBuffer attn_norm, mlp_norm, qkv, o, gate_up, down;
   };
   gpu::CublasLtMatmul& matmul(std::int64_t m, std::int64_t n, std::int64_t k);
+  // y (+)= x W^T over `rows` rows: our GEMV for a decode step's few rows, cuBLASLt's matmul
+  // for more (with the SwiGLU kernel after it where the epilogue asks for SwiGLU).
+  void project(std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w, void* y,
+               kernels::GemvEpilogue epilogue);
   void ensure_rows(std::int64_t rows);
   // Everything from the embedding to the greedy tokens in next_, for `per_seq` tokens a
   // sequence whose positions and ids are in step_ on the device: what a graph captures.
@@ -54,6 +61,7 @@ class CudaDecoder final : public Decoder {
   std::int64_t batch_, max_context_, layers_, length_ = 0, rows_ = 0;
   Launch decode_launch_;
   StageRecorder* recorder_ = nullptr;
+  std::unique_ptr<CudaStageTimer> stage_timer_;  // device events around each stage, while profiling
   gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_;
   std::vector<Layer> layer_weights_;
   // step_: the cache length before the forward, after it, then the token ids; staged from

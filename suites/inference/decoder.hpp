@@ -39,6 +39,9 @@ class Decoder {
   virtual std::string implementation_label() const = 0;
   // Times every stage of the following forwards into `recorder` (null: none).
   virtual void set_recorder(StageRecorder* recorder) = 0;
+  // Whether a forward of `tokens_per_seq` tokens a sequence applies SwiGLU inside the gate/up
+  // projection (then it times no "swiglu" stage of its own).
+  virtual bool swiglu_in_gate_up(std::int64_t /*tokens_per_seq*/) const { return false; }
 };
 
 // Makes a backend's decoder: `batch` sequences up to `max_context` positions through the

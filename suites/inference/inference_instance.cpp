@@ -73,7 +73,8 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
           decoder_->forward(prompt_, shape_.prompt, next_);
           done();
         }
-        work = stage_work(weights_.config, shape_.batch, 0, shape_.prompt, weights_.dtype);
+        work = stage_work(weights_.config, shape_.batch, 0, shape_.prompt, weights_.dtype,
+                          decoder_->swiglu_in_gate_up(shape_.prompt));
         break;
       case Scenario::decode:
         decoder_->set_length(shape_.context);
@@ -81,7 +82,7 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
           decoder_->forward(next_, 1, next_);
           done();
         }
-        work = stage_work(weights_.config, shape_.batch, shape_.context, 1, weights_.dtype);
+        work = stage_work(weights_.config, shape_.batch, shape_.context, 1, weights_.dtype, decoder_->swiglu_in_gate_up(1));
         break;
       case Scenario::generate:  // mixed forwards: a picture for the trace, no stage points
         decoder_->set_length(0);

@@ -124,7 +124,7 @@ Work inference_work(const ModelConfig& m, const InferenceShape& s, Dtype dtype) 
 }
 
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::int64_t batch, std::int64_t start,
-                                                    std::int64_t tokens, Dtype dtype) {
+                                                    std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up) {
   const double e = static_cast<double>(input_size(dtype)), f = 4.0;  // dtype and fp32 bytes
   const double b = static_cast<double>(batch), rows = b * static_cast<double>(tokens);
   const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads * m.head_dim);
@@ -135,7 +135,8 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
   const auto norm = [&](double r) { return Work{4 * r * h * L, (r * h * (f + e) + h * f) * L}; };
   const double pairs = static_cast<double>(tokens) * static_cast<double>(start) +
                        static_cast<double>(tokens) * static_cast<double>(tokens + 1) / 2;
-  return {
+  const Work swiglu{4 * rows * in * L, rows * (2 * in * f + in * e) * L};
+  std::vector<ScenarioInstance::StageWork> stages{
       {"embedding", {0, rows * h * (e + f)}},
       {"attn_norm", norm(rows)},
       {"qkv", projection(h, w)},
@@ -146,12 +147,19 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
       {"o_proj", projection(q, h)},
       {"mlp_norm", norm(rows)},
       {"gate_up", projection(h, 2 * in)},
-      {"swiglu", {4 * rows * in * L, rows * (2 * in * f + in * e) * L}},
+      {"swiglu", swiglu},
       {"down", projection(in, h)},
       {"final_norm", {4 * b * h, b * h * (f + e) + h * f}},
       {"lm_head", {2 * b * h * v, h * v * e + b * (h * e + v * f)}},
       {"sampling", {b * v, b * v * f}},
   };
+  if (swiglu_in_gate_up) {
+    auto gate_up = std::find_if(stages.begin(), stages.end(), [](const auto& st) { return st.name == "gate_up"; });
+    gate_up->work.flops += swiglu.flops;
+    gate_up->work.bytes += (rows * in * e - rows * 2 * in * f) * L;  // the activation out, not gate and up
+    stages.erase(gate_up + 1);  // swiglu
+  }
+  return stages;
 }
 
 Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string_view backend) {

@@ -37,9 +37,11 @@ InferenceShape parse_inference_shape(std::string_view text);
 Work inference_work(const ModelConfig& model, const InferenceShape& shape, Dtype dtype);
 // The work of each stage of one forward over `tokens` new tokens a sequence at cache length
 // `start` (the names the decoders time: embedding, attn_norm, qkv, rope, attention, o_proj,
-// mlp_norm, gate_up, swiglu, down, final_norm, lm_head, sampling).
+// mlp_norm, gate_up, swiglu, down, final_norm, lm_head, sampling). `swiglu_in_gate_up`: the
+// decoder applies SwiGLU in the gate/up projection's epilogue, one stage "gate_up" with the
+// work of both and the activation written in the dtype instead of gate and up in fp32.
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& model, std::int64_t batch, std::int64_t start,
-                                                    std::int64_t tokens, Dtype dtype);
+                                                    std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up = false);
 // Throws InputError when the shape does not fit the model (context beyond its positions).
 Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend);
 InferenceShape shape_of(const Problem& problem);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "devices/cuda/cublaslt_matmul.hpp"
@@ -13,6 +14,7 @@
 #include "devices/cuda/cuda_timer.hpp"
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
+#include "harness/bf16.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "suites/attention/attention_cuda.hpp"
@@ -25,6 +27,7 @@
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
 #include "suites/inference/cuda_decoder.hpp"
+#include "suites/inference/cuda_gemv.cuh"
 #include "suites/inference/inference_check.hpp"
 #include "suites/inference/model_config.hpp"
 
@@ -235,6 +238,80 @@ TEST_CASE("inference: the CUDA decoder matches the double-precision reference, e
                     << c.tolerance << ")");
       CHECK(c.passed);
       CHECK(c.elements_checked > 0);
+    }
+}
+
+TEST_CASE("inference: the GEMV matches a double-precision product in every epilogue, at odd sizes", "[gpu][inference]") {
+  using inference::kernels::GemvEpilogue;
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<float> u(-1, 1);
+  const auto bf16 = [&](std::size_t n) {
+    std::vector<std::uint16_t> v(n);
+    for (auto& x : v) x = float_to_bf16(u(rng));
+    return v;
+  };
+  struct Shape {
+    std::int64_t m, n, k;
+  };
+  for (const Shape sh : {Shape{1, 2048, 2048}, Shape{3, 1001, 8}, Shape{8, 514, 4104}, Shape{5, 7, 16}, Shape{2, 33, 1032}})
+    for (const auto e : {GemvEpilogue::store, GemvEpilogue::accumulate, GemvEpilogue::swiglu}) {
+      const auto [m, n, k] = sh;
+      if (!inference::kernels::gemv_fits(m, n, k, e)) continue;  // SwiGLU needs an even n
+      INFO(m << "x" << n << "x" << k << " epilogue " << static_cast<int>(e));
+      const auto x = bf16(static_cast<std::size_t>(m * k)), w = bf16(static_cast<std::size_t>(n * k));
+      const bool swiglu = e == GemvEpilogue::swiglu;
+      const std::int64_t outs = swiglu ? m * (n / 2) : m * n;
+      std::vector<float> before(static_cast<std::size_t>(outs));
+      for (auto& y : before) y = e == GemvEpilogue::accumulate ? u(rng) : std::nanf("");  // poison what is overwritten
+      gpu::DeviceBuffer dx(x.size() * 2), dw(w.size() * 2), dy(before.size() * 4);
+      ROOFTOP_GPU_CHECK(cudaMemcpy(dx.get(), x.data(), dx.bytes(), cudaMemcpyHostToDevice));
+      ROOFTOP_GPU_CHECK(cudaMemcpy(dw.get(), w.data(), dw.bytes(), cudaMemcpyHostToDevice));
+      if (swiglu) {
+        std::vector<std::uint16_t> poison(before.size(), 0x7fc0);
+        ROOFTOP_GPU_CHECK(cudaMemcpy(dy.get(), poison.data(), poison.size() * 2, cudaMemcpyHostToDevice));
+      } else {
+        ROOFTOP_GPU_CHECK(cudaMemcpy(dy.get(), before.data(), dy.bytes(), cudaMemcpyHostToDevice));
+      }
+      inference::kernels::gemv(dx.get(), dw.get(), dy.get(), m, n, k, e);
+      ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+      std::vector<float> got(before.size());
+      if (swiglu) {
+        std::vector<std::uint16_t> raw(before.size());
+        ROOFTOP_GPU_CHECK(cudaMemcpy(raw.data(), dy.get(), raw.size() * 2, cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < raw.size(); ++i) got[i] = bf16_to_float(raw[i]);
+      } else {
+        ROOFTOP_GPU_CHECK(cudaMemcpy(got.data(), dy.get(), dy.bytes(), cudaMemcpyDeviceToHost));
+      }
+      const auto dot = [&](std::int64_t row, std::int64_t col) {
+        double acc = 0, mag = 0;
+        for (std::int64_t i = 0; i < k; ++i) {
+          const double p = static_cast<double>(bf16_to_float(x[static_cast<std::size_t>(row * k + i)])) *
+                           bf16_to_float(w[static_cast<std::size_t>(col * k + i)]);
+          acc += p;
+          mag += std::fabs(p);
+        }
+        return std::pair{acc, mag};
+      };
+      double worst = 0;
+      for (std::int64_t r = 0; r < m; ++r)
+        for (std::int64_t c = 0; c < (swiglu ? n / 2 : n); ++c) {
+          const auto i = static_cast<std::size_t>(swiglu ? r * (n / 2) + c : r * n + c);
+          double want = 0, bound = 0;
+          if (swiglu) {  // silu(gate) * up, rounded to bf16
+            const auto [g, gm] = dot(r, c);
+            const auto [up, um] = dot(r, c + n / 2);
+            want = g / (1 + std::exp(-g)) * up;
+            bound = 1e-5 * (gm * std::fabs(up) + um * std::fabs(g) + gm * um) + 8e-3 * std::fabs(want) + 1e-30;
+          } else {
+            const auto [d, mag] = dot(r, c);
+            want = d + (e == GemvEpilogue::accumulate ? before[i] : 0.0);
+            bound = 1e-5 * (mag + std::fabs(want)) + 1e-30;  // fp32 accumulation over k terms
+          }
+          const double err = std::fabs(got[i] - want);
+          worst = std::isnan(err) ? INFINITY : std::max(worst, err / bound);
+          if (!(err <= bound)) FAIL("row " << r << " column " << c << ": " << got[i] << ", want " << want);
+        }
+      CHECK(worst <= 1);
     }
 }
 

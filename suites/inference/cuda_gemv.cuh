@@ -1,0 +1,27 @@
+#pragma once
+// y[m][n] = x[m][:] . W[n][:] for the few rows of a decode step on the GPU: every weight row
+// is streamed once with 16-byte loads, several in flight a lane, and used for each row of
+// x (cuBLASLt's matmul, built for larger M, read a decode step's weights at 0.9-2.4 TB/s of
+// the H100's 3.0: docs/PERFORMANCE.md). Its epilogue adds the result into the residual
+// stream or applies SwiGLU, so those need no kernel of their own.
+#include <cstdint>
+
+namespace rooftop::inference::kernels {
+
+// The most rows of x one launch takes; more rows go to the matmul.
+inline constexpr std::int64_t kGemvMaxRows = 8;
+
+enum class GemvEpilogue {
+  store,       // y[m][n] = x . W[n]
+  accumulate,  // y[m][n] += x . W[n]: a residual added in place
+  // W holds gate rows [0, n/2) then up rows [n/2, n); act[m][j] = bf16(silu(gate_j) * up_j),
+  // written to `y` as bf16 [m][n/2].
+  swiglu,
+};
+
+// x [m][k] bf16, W [n][k] bf16, y fp32 [m][n] (bf16 [m][n/2] for swiglu); m <= kGemvMaxRows,
+// k a multiple of 8 and both 16-byte aligned (gemv_fits says so). Queued on gpu::stream().
+void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue);
+bool gemv_fits(std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue);
+
+}  // namespace rooftop::inference::kernels
