@@ -185,14 +185,14 @@ TEST_CASE("decode splits fill whole waves of resident blocks, within the split-s
   // B = 32 x 8 KV heads on 792 resident blocks (6 a multiprocessor on 132): 4 splits (the
   // fewest for 32k keys) leave a 65%-full last wave, 5 an 81% one; 6 fill 97%.
   CHECK(decode_splits(32, 8, 32768, 792) == 6);
-  // Few pairs never fill a wave: the most splits (256 keys each) come closest.
-  CHECK(decode_splits(1, 8, 1024, 792) == 4);
+  // Few pairs never fill a wave: the most splits (kMinSplitKeys keys each) come closest.
+  CHECK(decode_splits(1, 8, 1024, 792) == 1024 / kMinSplitKeys);
   for (std::int64_t skv : {256, 1000, 4096, 32768, 131072})
     for (std::int64_t b : {1, 8, 64}) {
       const int s = decode_splits(b, 8, skv, 792);
       INFO(b << " x " << skv << " -> " << s);
       CHECK(s >= (skv + kMaxSplitKeys - 1) / kMaxSplitKeys);
-      CHECK(s <= std::max<std::int64_t>((skv + kMaxSplitKeys - 1) / kMaxSplitKeys, skv / 256));
+      CHECK(s <= std::max<std::int64_t>((skv + kMaxSplitKeys - 1) / kMaxSplitKeys, skv / kMinSplitKeys));
     }
 }
 #endif

@@ -371,7 +371,7 @@ SplitKernel split_kernel_for(Dtype dtype, std::int64_t d, std::int64_t g) {
 
 int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int resident_blocks) {
   const std::int64_t pairs = b * hkv, fewest = (skv + kMaxSplitKeys - 1) / kMaxSplitKeys;
-  const std::int64_t most = std::max<std::int64_t>(fewest, skv / 256);
+  const std::int64_t most = std::max<std::int64_t>(fewest, skv / kMinSplitKeys);
   // The fewest splits that fill at least one wave of resident blocks with a last wave at
   // least 90% full; else the best-filled count.
   std::int64_t best = fewest;

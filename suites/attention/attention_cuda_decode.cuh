@@ -33,8 +33,12 @@ inline constexpr std::int64_t kMaxDecodeGroup = 8;
 inline constexpr std::int64_t kMaxSplitKeys = 8192;
 // Blocks of the split kernel the whole GPU holds at once, for this dtype, head dim and group.
 int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group);
-// Splits of the cache per (batch, KV head): each split 256 to kMaxSplitKeys keys, chosen so
-// the blocks fill whole waves of `resident_blocks` (a 40%-full last wave cost a fifth).
+// The fewest keys a split walks: one stage of the tensor-core kernel's ring. Few (batch, KV
+// head) pairs need that many splits to fill the GPU (B = 1 at 512 keys: 16 blocks of 256
+// keys left 116 of the H100's 132 multiprocessors idle).
+inline constexpr std::int64_t kMinSplitKeys = 64;
+// Splits of the cache per (batch, KV head): each split kMinSplitKeys to kMaxSplitKeys keys,
+// chosen so the blocks fill whole waves of `resident_blocks` (a 40%-full last wave cost a fifth).
 int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int resident_blocks);
 // The workspace: the splits' partials and a ticket per (batch, KV head), zeroed once before
 // the first launch (each launch leaves its tickets at zero again).

@@ -120,6 +120,9 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
   logits_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch * c.vocab) * 4);
   next_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch) * 4);
   next_host_ = std::make_unique<gpu::PinnedBuffer>(static_cast<std::size_t>(batch) * 4);
+  rope_table_ = upload(kernels::rope_table(max_context, c.head_dim, c.rope_theta));
+  argmax_workspace_ = gpu::DeviceBuffer(static_cast<std::size_t>(kernels::argmax_workspace_bytes(batch)));
+  ROOFTOP_GPU_CHECK(cudaMemsetAsync(argmax_workspace_.get(), 0, argmax_workspace_.bytes(), gpu::stream()));
   host_logits_.assign(static_cast<std::size_t>(batch * c.vocab), 0.0f);
   const bool fused_dims = c.head_dim == 64 || c.head_dim == 128;
   split_decode_ = fused_dims && c.heads / c.kv_heads <= attention::kMaxDecodeGroup;
@@ -332,8 +335,8 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
     stage.emplace(timer, "qkv", li);
     project(rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store);
     stage.emplace(timer, "rope", li);
-    kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, batch_, per_seq, step, c.heads,
-                            c.kv_heads, d, max_context_, c.rope_theta);
+    kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, rope_table_.as<float>(), batch_,
+                            per_seq, step, c.heads, c.kv_heads, d, max_context_);
     stage.emplace(timer, "attention", li);
     queue_attention(per_seq, kc, vc);
     stage.emplace(timer, "o_proj", li);
@@ -358,7 +361,7 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
   stage.emplace(timer, "lm_head", -1);
   project(batch_, c.vocab, hidden, xn_.get(), head_.get() ? head_.get() : embedding_.get(), logits_.get(), GemvEpilogue::store);
   stage.emplace(timer, "sampling", -1);
-  kernels::argmax(logits_.as<float>(), next_.as<std::int32_t>(), batch_, c.vocab);
+  kernels::argmax(logits_.as<float>(), next_.as<std::int32_t>(), batch_, c.vocab, argmax_workspace_.get());
 }
 
 void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_seq, std::span<std::int32_t> next) {

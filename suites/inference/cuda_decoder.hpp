@@ -62,7 +62,7 @@ class CudaDecoder final : public Decoder {
   Launch decode_launch_;
   StageRecorder* recorder_ = nullptr;
   std::unique_ptr<CudaStageTimer> stage_timer_;  // device events around each stage, while profiling
-  gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_;
+  gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_, rope_table_, argmax_workspace_;
   std::vector<Layer> layer_weights_;
   // step_: the cache length before the forward, after it, then the token ids; staged from
   // pinned host memory with one copy, so a graph's replay finds this step's values.

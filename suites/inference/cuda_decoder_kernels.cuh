@@ -3,6 +3,7 @@
 // queued on gpu::stream(). Activations between kernels are fp32; matmul inputs and the
 // KV cache bf16.
 #include <cstdint>
+#include <vector>
 
 namespace rooftop::inference::kernels {
 
@@ -11,13 +12,17 @@ void embed(const std::int32_t* tokens, const void* embedding, float* h, std::int
 // out[r] = bf16(h[first + r * stride] * rsqrt(mean(h^2) + eps) * weight), one block a row.
 void rms_norm(const float* h, const float* weight, void* out, std::int64_t rows, std::int64_t stride, std::int64_t first,
               std::int64_t hidden, float eps);
-// Rotary embedding on q and k of every row (rotate-half pairs i, i + d/2), then k and v into
-// the cache [batch][kv head][max_context][d] at position *start + t; the rotated q also to
-// q_bf16 [batch][heads][tokens][d] when not null (the fused attention kernels' input).
-// `start` is on the device, so a captured graph replays at a growing position.
-void rope_and_cache(float* qkv, void* k_cache, void* v_cache, void* q_bf16, std::int64_t batch, std::int64_t tokens,
-                    const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
-                    std::int64_t max_context, double theta);
+// cos and sin of every position's rotary angles, [positions][d/2][2], computed in double
+// once (a decode step's RoPE then reads 2 floats a pair instead of computing them).
+std::vector<float> rope_table(std::int64_t positions, std::int64_t d, double theta);
+// Rotary embedding on q and k of every row (rotate-half pairs i, i + d/2, the angles from
+// rope_table on the device), then k and v into the cache [batch][kv head][max_context][d] at
+// position *start + t; the rotated q also to q_bf16 [batch][heads][tokens][d] when not null
+// (the fused attention kernels' input). `start` is on the device, so a captured graph
+// replays at a growing position.
+void rope_and_cache(float* qkv, void* k_cache, void* v_cache, void* q_bf16, const float* table, std::int64_t batch,
+                    std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads,
+                    std::int64_t d, std::int64_t max_context);
 // Causal GQA attention of each new token over the cache (online softmax, fp32), out bf16:
 // the plain path, for head dims and groups the fused kernels lack.
 void attention(const float* qkv, const void* k_cache, const void* v_cache, void* out, std::int64_t batch,
@@ -25,8 +30,10 @@ void attention(const float* qkv, const void* k_cache, const void* v_cache, void*
                std::int64_t max_context);
 // act = bf16(silu(gate) * up), gate_up [rows][2 * inter].
 void swiglu(const float* gate_up, void* act, std::int64_t rows, std::int64_t inter);
-// next[b] = argmax of logits[b], one block a row.
-void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int64_t vocab);
+// next[b] = argmax of logits[b] (the lowest index among equals), many blocks a row. The
+// workspace, argmax_workspace_bytes(rows), is zeroed once; each launch leaves it zeroed.
+void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int64_t vocab, void* workspace);
+std::int64_t argmax_workspace_bytes(std::int64_t rows);
 // Fills bf16 buffers with seeded values in [lo, hi).
 void fill_bf16(void* data, std::int64_t n, std::uint64_t seed, float lo, float hi);
 // NaN everywhere: fp32.

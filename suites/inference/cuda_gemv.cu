@@ -5,8 +5,9 @@
 namespace rooftop::inference::kernels {
 namespace {
 
-constexpr int kWarps = 8;
-constexpr int kUnroll = 4;  // 16-byte chunks of each of a warp's two weight rows in flight a lane
+constexpr int kThreads = 256, kWarps = kThreads / 32;
+constexpr int kRows = 4;    // weight rows a block streams at once
+constexpr int kUnroll = 2;  // 16-byte chunks of each row in flight a thread
 
 __device__ inline void dot8(const uint4& w, const uint4& x, float& acc) {
   const auto* wp = reinterpret_cast<const __nv_bfloat162*>(&w);
@@ -24,67 +25,82 @@ __device__ inline float warp_sum(float v) {
   return v;
 }
 
-// A warp computes two output rows for all M rows of x: rows r and r + 1, or for SwiGLU a
-// gate row and its up row; their chunks are loaded kUnroll at a time before any is used.
+// A block streams kRows weight rows (rows 4b .. 4b + 3, or for SwiGLU gate rows 2b, 2b + 1
+// and their up rows), its threads side by side along K, and applies each to the M rows of
+// x; the partial sums meet in shared memory, in a fixed order (the result does not depend
+// on timing). Spreading K over the block, not a row over a warp, keeps enough loads in
+// flight when N is small (2048 rows gave each multiprocessor 8 warps).
 template <int M>
-__global__ void __launch_bounds__(kWarps * 32) gemv_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w,
-                                                           void* __restrict__ y, std::int64_t n, std::int64_t chunks,
-                                                           GemvEpilogue epilogue) {
-  const std::int64_t warp = blockIdx.x * static_cast<std::int64_t>(kWarps) + threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
+__global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w,
+                                                        void* __restrict__ y, std::int64_t n, std::int64_t chunks,
+                                                        GemvEpilogue epilogue) {
   const bool swiglu = epilogue == GemvEpilogue::swiglu;
   const std::int64_t half = n / 2;
-  const std::int64_t r0 = swiglu ? warp : 2 * warp, r1 = swiglu ? warp + half : 2 * warp + 1;
-  if (swiglu ? r0 >= half : r0 >= n) return;  // whole warps leave: no shuffle waits on them
-  const bool second = r1 < n;
-  const uint4* w0 = w + r0 * chunks;
-  const uint4* w1 = w + (second ? r1 : r0) * chunks;
-  float acc0[M] = {}, acc1[M] = {};
-  for (std::int64_t c0 = lane; c0 < chunks; c0 += 32 * kUnroll) {
-    uint4 a[kUnroll], b[kUnroll];
+  std::int64_t row[kRows];
+  bool valid[kRows];
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) {
+    row[i] = swiglu ? 2 * static_cast<std::int64_t>(blockIdx.x) + i % 2 + (i / 2) * half
+                    : kRows * static_cast<std::int64_t>(blockIdx.x) + i;
+    valid[i] = swiglu ? 2 * static_cast<std::int64_t>(blockIdx.x) + i % 2 < half : row[i] < n;
+  }
+  const uint4* wr[kRows];
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) wr[i] = w + (valid[i] ? row[i] : row[0]) * chunks;  // an idle row rereads row 0
+  float acc[kRows][M] = {};
+  for (std::int64_t c0 = threadIdx.x; c0 < chunks; c0 += kThreads * kUnroll) {
+    uint4 a[kUnroll][kRows];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t c = c0 + 32 * u;
-      a[u] = c < chunks ? __ldcs(w0 + c) : uint4{};  // streamed: each weight is read once
-      b[u] = c < chunks ? __ldcs(w1 + c) : uint4{};
+      const std::int64_t c = c0 + kThreads * u;
+#pragma unroll
+      for (int i = 0; i < kRows; ++i) a[u][i] = c < chunks ? __ldcs(wr[i] + c) : uint4{};  // each weight read once
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
-      const std::int64_t c = c0 + 32 * u;
+      const std::int64_t c = c0 + kThreads * u;
       if (c >= chunks) break;
 #pragma unroll
       for (int m = 0; m < M; ++m) {
         const uint4 xm = __ldg(x + m * chunks + c);
-        dot8(a[u], xm, acc0[m]);
-        dot8(b[u], xm, acc1[m]);
+#pragma unroll
+        for (int i = 0; i < kRows; ++i) dot8(a[u][i], xm, acc[i][m]);
       }
     }
   }
+  __shared__ float partial[kWarps][kRows][M];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
-  for (int m = 0; m < M; ++m) {
-    const float s0 = warp_sum(acc0[m]), s1 = warp_sum(acc1[m]);
-    if (lane != m % 32) continue;
-    if (swiglu) {
-      static_cast<__nv_bfloat16*>(y)[m * half + r0] = __float2bfloat16(s0 / (1.0f + __expf(-s0)) * s1);
-    } else {
-      float* out = static_cast<float*>(y) + m * n;
-      if (epilogue == GemvEpilogue::accumulate) {
-        out[r0] += s0;
-        if (second) out[r1] += s1;
-      } else {
-        out[r0] = s0;
-        if (second) out[r1] = s1;
-      }
+  for (int i = 0; i < kRows; ++i)
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      const float v = warp_sum(acc[i][m]);
+      if (lane == 0) partial[warp][i][m] = v;
     }
+  __syncthreads();
+  const int i = threadIdx.x / M, m = threadIdx.x % M;
+  if (i >= (swiglu ? kRows / 2 : kRows) || !valid[i]) return;
+  const auto total = [&](int r) {
+    float t = 0;
+    for (int wp = 0; wp < kWarps; ++wp) t += partial[wp][r][m];
+    return t;
+  };
+  const float s = total(i);
+  if (swiglu) {
+    const float up = total(i + 2);
+    static_cast<__nv_bfloat16*>(y)[m * half + row[i]] = __float2bfloat16(s / (1.0f + __expf(-s)) * up);
+  } else if (epilogue == GemvEpilogue::accumulate) {
+    static_cast<float*>(y)[m * n + row[i]] += s;
+  } else {
+    static_cast<float*>(y)[m * n + row[i]] = s;
   }
 }
 
 template <int M>
 void launch(const void* x, const void* w, void* y, std::int64_t n, std::int64_t k, GemvEpilogue e) {
-  const std::int64_t warps = e == GemvEpilogue::swiglu ? n / 2 : (n + 1) / 2;
-  const auto blocks = static_cast<unsigned>((warps + kWarps - 1) / kWarps);
-  gemv_kernel<M><<<blocks, kWarps * 32, 0, gpu::stream()>>>(static_cast<const uint4*>(x), static_cast<const uint4*>(w), y,
-                                                             n, k / 8, e);
+  const std::int64_t blocks = e == GemvEpilogue::swiglu ? (n / 2 + 1) / 2 : (n + kRows - 1) / kRows;
+  gemv_kernel<M><<<static_cast<unsigned>(blocks), kThreads, 0, gpu::stream()>>>(
+      static_cast<const uint4*>(x), static_cast<const uint4*>(w), y, n, k / 8, e);
 }
 
 }  // namespace
