@@ -152,15 +152,109 @@ void CudaDecoder::set_recorder(StageRecorder* recorder) {
 
 bool CudaDecoder::swiglu_in_gate_up(std::int64_t per_seq) const {
   const auto& c = w_.config;
-  return kernels::gemv_fits(batch_ * per_seq, 2 * c.intermediate, c.hidden, kernels::GemvEpilogue::swiglu);
+  const std::int64_t rows = batch_ * per_seq;
+  const bool chosen = rows != batch_ || decode_choice_.empty() || decode_choice_[gate_up].gemv;
+  return chosen && kernels::gemv_fits(rows, 2 * c.intermediate, c.hidden, kernels::GemvEpilogue::swiglu);
 }
 
-void CudaDecoder::project(std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w, void* y,
-                          kernels::GemvEpilogue epilogue) {
+void CudaDecoder::project(Projection p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w,
+                          void* y, kernels::GemvEpilogue epilogue) {
   using kernels::GemvEpilogue;
-  if (kernels::gemv_fits(rows, n, k, epilogue)) return kernels::gemv(x, w, y, rows, n, k, epilogue);
-  if (epilogue == GemvEpilogue::swiglu) throw std::logic_error("SwiGLU in a projection's epilogue is the GEMV's");
+  const ProjectionChoice* choice = rows == batch_ && !decode_choice_.empty() ? &decode_choice_[p] : nullptr;
+  if (kernels::gemv_fits(rows, n, k, epilogue) && (!choice || choice->gemv))
+    return kernels::gemv(x, w, y, rows, n, k, epilogue, choice ? choice->config : kernels::GemvConfig{});
+  if (epilogue == GemvEpilogue::swiglu) {  // the matmul, then the SwiGLU kernel
+    matmul(rows, n, k).execute_on(x, w, gate_up_.get());
+    return kernels::swiglu(gate_up_.as<float>(), y, rows, n / 2);
+  }
   matmul(rows, n, k).execute_on(x, w, y, 1, epilogue == GemvEpilogue::accumulate ? 1.0f : 0.0f);
+}
+
+void CudaDecoder::tune_decode_projections() {
+  using kernels::GemvEpilogue;
+  const auto& c = w_.config;
+  const std::int64_t m = batch_, h = c.hidden, q = c.heads * c.head_dim, in = c.intermediate;
+  // Seeded inputs: timing on zeros (fresh allocations) can flatter a kernel.
+  kernels::fill_bf16(xn_.get(), m * h, 11, -1, 1);
+  kernels::fill_bf16(attn_.get(), m * q, 12, -1, 1);
+  kernels::fill_bf16(act_.get(), m * in, 13, -1, 1);
+  const void* head = head_.get() ? head_.get() : embedding_.get();
+  struct Shape {
+    const char* name;
+    std::int64_t n, k;
+    const void* x;
+    void* y;
+    GemvEpilogue epilogue;
+  };
+  const Shape shapes[kProjections] = {
+      {"qkv", c.qkv_width(), h, xn_.get(), qkv_.get(), GemvEpilogue::store},
+      {"o_proj", h, q, attn_.get(), h_.get(), GemvEpilogue::accumulate},
+      {"gate_up", 2 * in, h, xn_.get(), act_.get(), GemvEpilogue::swiglu},
+      {"down", h, in, act_.get(), h_.get(), GemvEpilogue::accumulate},
+      {"lm_head", c.vocab, h, xn_.get(), logits_.get(), GemvEpilogue::store},
+  };
+  const auto weights = [&](int p, std::int64_t l) -> const void* {
+    const auto& L = layer_weights_[static_cast<std::size_t>(l)];
+    switch (p) {
+      case qkv: return L.qkv.get();
+      case o_proj: return L.o.get();
+      case gate_up: return L.gate_up.get();
+      case down: return L.down.get();
+      default: return head;
+    }
+  };
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ROOFTOP_GPU_CHECK(cudaEventCreate(&start));
+  ROOFTOP_GPU_CHECK(cudaEventCreate(&stop));
+  decode_choice_.assign(kProjections, {});
+  try {
+    for (int p = 0; p < kProjections; ++p) {
+      const Shape& s = shapes[p];
+      const std::int64_t layers = p == lm_head ? 1 : layers_;
+      // One pass over the layers' weights, then two timed: each matrix cold in the L2 unless
+      // the whole set fits it, as in a forward.
+      const auto time_us = [&](const auto& run_on) {
+        for (std::int64_t l = 0; l < layers; ++l) run_on(weights(p, l));
+        ROOFTOP_GPU_CHECK(cudaEventRecord(start, gpu::stream()));
+        for (int round = 0; round < 2; ++round)
+          for (std::int64_t l = 0; l < layers; ++l) run_on(weights(p, l));
+        ROOFTOP_GPU_CHECK(cudaEventRecord(stop, gpu::stream()));
+        ROOFTOP_GPU_CHECK(cudaEventSynchronize(stop));
+        float ms = 0;
+        ROOFTOP_GPU_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        return ms * 1e3 / static_cast<double>(2 * layers);
+      };
+      ProjectionChoice& best = decode_choice_[static_cast<std::size_t>(p)];
+      double best_us = time_us([&](const void* w) {  // cuBLASLt, and the SwiGLU kernel where its epilogue has none
+        if (s.epilogue == GemvEpilogue::swiglu) {
+          matmul(m, s.n, s.k).execute_on(s.x, w, gate_up_.get());
+          kernels::swiglu(gate_up_.as<float>(), s.y, m, s.n / 2);
+        } else {
+          matmul(m, s.n, s.k).execute_on(s.x, w, s.y, 1, s.epilogue == GemvEpilogue::accumulate ? 1.0f : 0.0f);
+        }
+      });
+      best.gemv = false;
+      std::string tried = fmt::format("cuBLASLt {:.1f}", best_us);
+      if (kernels::gemv_fits(m, s.n, s.k, s.epilogue))
+        for (const auto& config : kernels::gemv_configs()) {
+          const double us = time_us([&](const void* w) { kernels::gemv(s.x, w, s.y, m, s.n, s.k, s.epilogue, config); });
+          tried += fmt::format(", {} {:.1f}", kernels::gemv_config_name(config), us);
+          if (us < best_us) {
+            best_us = us;
+            best.gemv = true;
+            best.config = config;
+          }
+        }
+      best.evidence = fmt::format("{} {}x{}: {} ({} us)", s.name, s.n, s.k,
+                                  best.gemv ? "GEMV " + kernels::gemv_config_name(best.config) : "cuBLASLt", tried);
+    }
+  } catch (...) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    throw;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
 }
 
 gpu::CublasLtMatmul& CudaDecoder::matmul(std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -196,17 +290,16 @@ void CudaDecoder::ensure_rows(std::int64_t rows) {
 void CudaDecoder::prepare_rows(std::int64_t rows) {
   const auto& c = w_.config;
   ensure_rows(rows);
-  // The matmuls a forward of `rows` and a decode step use where the GEMV does not serve them.
-  const auto plan = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-    if (!kernels::gemv_fits(m, n, k, kernels::GemvEpilogue::store)) matmul(m, n, k);
-  };
-  for (const std::int64_t m : {rows, batch_}) {
-    plan(m, c.qkv_width(), c.hidden);
-    plan(m, c.hidden, c.heads * c.head_dim);
-    plan(m, 2 * c.intermediate, c.hidden);
-    plan(m, c.hidden, c.intermediate);
-  }
-  plan(batch_, c.vocab, c.hidden);
+  // The matmuls of a forward of `rows` beyond the GEMV's rows; a decode step's are candidates.
+  for (const std::int64_t m : {rows, batch_})
+    if (m == batch_ || !kernels::gemv_fits(m, 1, c.hidden, kernels::GemvEpilogue::store)) {
+      matmul(m, c.qkv_width(), c.hidden);
+      matmul(m, c.hidden, c.heads * c.head_dim);
+      matmul(m, 2 * c.intermediate, c.hidden);
+      matmul(m, c.hidden, c.intermediate);
+    }
+  matmul(batch_, c.vocab, c.hidden);
+  if (decode_choice_.empty()) tune_decode_projections();  // before a graph bakes the choices in
   ensure_decode_graph();
 }
 
@@ -253,10 +346,16 @@ void CudaDecoder::poison_logits() {
 std::string CudaDecoder::implementation() const {
   std::string algo = "none planned yet";
   if (!matmuls_.empty()) algo = matmuls_.rbegin()->second->algorithm_label() + " and others";
+  std::string chosen;
+  for (const auto& p : decode_choice_) {
+    if (!chosen.empty()) chosen += "; ";
+    chosen += p.evidence;
+  }
   return fmt::format(
-      "rooftop GEMV for up to {} rows (the residual added and SwiGLU applied in its epilogue), cuBLASLt bf16 matmuls "
-      "beyond ({}); rooftop RMSNorm, RoPE with the cache write, argmax; attention: {}, {}; decode steps {}",
-      kernels::kGemvMaxRows, algo, split_decode_ ? "the attention suite's split-KV decode kernel" : "a plain kernel for decode",
+      "decode-step projections: the faster of rooftop's GEMV (residual and SwiGLU in its epilogue) and cuBLASLt, timed "
+      "on this GPU [{}]; prefill: cuBLASLt bf16 matmuls ({}); rooftop RMSNorm, RoPE with the cache write, argmax; "
+      "attention: {}, {}; decode steps {}",
+      chosen, algo, split_decode_ ? "the attention suite's split-KV decode kernel" : "a plain kernel for decode",
       fused_prefill_ok_ ? "its fused prefill kernel " + attention::config_name(prefill_config_) + " from an empty cache"
                         : "a plain kernel for prefill",
       decode_launch_ == Launch::graph ? fmt::format("replayed from a CUDA graph ({} nodes)", decode_graph_.nodes())
@@ -333,19 +432,19 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
     stage.emplace(timer, "attn_norm", li);
     kernels::rms_norm(h_.as<float>(), L.attn_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
     stage.emplace(timer, "qkv", li);
-    project(rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store);
+    project(qkv, rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store);
     stage.emplace(timer, "rope", li);
     kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, rope_table_.as<float>(), batch_,
                             per_seq, step, c.heads, c.kv_heads, d, max_context_);
     stage.emplace(timer, "attention", li);
     queue_attention(per_seq, kc, vc);
     stage.emplace(timer, "o_proj", li);
-    project(rows, hidden, c.heads * d, attn_.get(), L.o.get(), h_.get(), GemvEpilogue::accumulate);  // the residual
+    project(o_proj, rows, hidden, c.heads * d, attn_.get(), L.o.get(), h_.get(), GemvEpilogue::accumulate);  // the residual
     stage.emplace(timer, "mlp_norm", li);
     kernels::rms_norm(h_.as<float>(), L.mlp_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
     if (swiglu_in_gate_up(per_seq)) {
       stage.emplace(timer, "gate_up", li);  // with SwiGLU in its epilogue
-      project(rows, 2 * c.intermediate, hidden, xn_.get(), L.gate_up.get(), act_.get(), GemvEpilogue::swiglu);
+      project(gate_up, rows, 2 * c.intermediate, hidden, xn_.get(), L.gate_up.get(), act_.get(), GemvEpilogue::swiglu);
     } else {
       stage.emplace(timer, "gate_up", li);
       matmul(rows, 2 * c.intermediate, hidden).execute_on(xn_.get(), L.gate_up.get(), gate_up_.get());
@@ -353,13 +452,14 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
       kernels::swiglu(gate_up_.as<float>(), act_.get(), rows, c.intermediate);
     }
     stage.emplace(timer, "down", li);
-    project(rows, hidden, c.intermediate, act_.get(), L.down.get(), h_.get(), GemvEpilogue::accumulate);  // the residual
+    project(down, rows, hidden, c.intermediate, act_.get(), L.down.get(), h_.get(), GemvEpilogue::accumulate);  // the residual
     stage.reset();
   }
   stage.emplace(timer, "final_norm", -1);
   kernels::rms_norm(h_.as<float>(), final_norm_.as<float>(), xn_.get(), batch_, per_seq, per_seq - 1, hidden, eps);
   stage.emplace(timer, "lm_head", -1);
-  project(batch_, c.vocab, hidden, xn_.get(), head_.get() ? head_.get() : embedding_.get(), logits_.get(), GemvEpilogue::store);
+  project(lm_head, batch_, c.vocab, hidden, xn_.get(), head_.get() ? head_.get() : embedding_.get(), logits_.get(),
+          GemvEpilogue::store);
   stage.emplace(timer, "sampling", -1);
   kernels::argmax(logits_.as<float>(), next_.as<std::int32_t>(), batch_, c.vocab, argmax_workspace_.get());
 }

@@ -6,6 +6,7 @@
 // replayed from a CUDA graph captured once per decoder (its batch is fixed): the launch
 // mode is the point's `launch` axis. The weights go to the GPU once.
 #include <map>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -44,10 +45,20 @@ class CudaDecoder final : public Decoder {
     gpu::DeviceBuffer attn_norm, mlp_norm, qkv, o, gate_up, down;
   };
   gpu::CublasLtMatmul& matmul(std::int64_t m, std::int64_t n, std::int64_t k);
-  // y (+)= x W^T over `rows` rows: our GEMV for a decode step's few rows, cuBLASLt's matmul
-  // for more (with the SwiGLU kernel after it where the epilogue asks for SwiGLU).
-  void project(std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w, void* y,
+  // The projections of a forward, each the same shape in every layer.
+  enum Projection { qkv, o_proj, gate_up, down, lm_head, kProjections };
+  struct ProjectionChoice {
+    bool gemv = true;               // else cuBLASLt's matmul
+    kernels::GemvConfig config{};   // the GEMV's
+    std::string evidence;           // each candidate's time
+  };
+  // y (+)= x W^T over `rows` rows: our GEMV or cuBLASLt's matmul, whichever was timed faster
+  // for a decode step's rows, cuBLASLt's beyond the GEMV's rows.
+  void project(Projection p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w, void* y,
                kernels::GemvEpilogue epilogue);
+  // Times every GEMV configuration and cuBLASLt's matmul on each projection of a decode step,
+  // over every layer's weights (cold, as a forward reads them), and keeps the fastest.
+  void tune_decode_projections();
   void ensure_rows(std::int64_t rows);
   // Everything from the embedding to the greedy tokens in next_, for `per_seq` tokens a
   // sequence whose positions and ids are in step_ on the device: what a graph captures.
@@ -76,6 +87,7 @@ class CudaDecoder final : public Decoder {
   attention::PrefillConfig prefill_config_{};
   gpu::DeviceBuffer decode_workspace_;
   gpu::CapturedGraph decode_graph_;
+  std::vector<ProjectionChoice> decode_choice_;  // by Projection, once tuned
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::unique_ptr<gpu::CublasLtMatmul>> matmuls_;
   std::vector<float> host_logits_;
 };

@@ -5,8 +5,6 @@
 namespace rooftop::inference::kernels {
 namespace {
 
-constexpr int kThreads = 256, kWarps = kThreads / 32;
-constexpr int kRows = 4;    // weight rows a block streams at once
 constexpr int kUnroll = 2;  // 16-byte chunks of each row in flight a thread
 
 __device__ inline void dot8(const uint4& w, const uint4& x, float& acc) {
@@ -25,12 +23,12 @@ __device__ inline float warp_sum(float v) {
   return v;
 }
 
-// A block streams kRows weight rows (rows 4b .. 4b + 3, or for SwiGLU gate rows 2b, 2b + 1
-// and their up rows), its threads side by side along K, and applies each to the M rows of
-// x; the partial sums meet in shared memory, in a fixed order (the result does not depend
-// on timing). Spreading K over the block, not a row over a warp, keeps enough loads in
-// flight when N is small (2048 rows gave each multiprocessor 8 warps).
-template <int M>
+// A block streams kRows weight rows (rows kRows b .. kRows b + kRows - 1, or for SwiGLU
+// kRows / 2 gate rows and their up rows), its threads side by side along K, and applies
+// each to the M rows of x; the partial sums meet in shared memory, in a fixed order (the
+// result does not depend on timing). Spreading K over the block, not a row over a warp,
+// keeps loads in flight when N is small (2048 rows gave each multiprocessor 8 warps).
+template <int M, int kRows, int kThreads>
 __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w,
                                                         void* __restrict__ y, std::int64_t n, std::int64_t chunks,
                                                         GemvEpilogue epilogue) {
@@ -40,9 +38,11 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
   bool valid[kRows];
 #pragma unroll
   for (int i = 0; i < kRows; ++i) {
-    row[i] = swiglu ? 2 * static_cast<std::int64_t>(blockIdx.x) + i % 2 + (i / 2) * half
-                    : kRows * static_cast<std::int64_t>(blockIdx.x) + i;
-    valid[i] = swiglu ? 2 * static_cast<std::int64_t>(blockIdx.x) + i % 2 < half : row[i] < n;
+    // SwiGLU: gate rows in the first half of the slots, their up rows in the second.
+    constexpr int kPairs = kRows / 2;
+    const std::int64_t gate = kPairs * static_cast<std::int64_t>(blockIdx.x) + i % kPairs;
+    row[i] = swiglu ? gate + (i / kPairs) * half : kRows * static_cast<std::int64_t>(blockIdx.x) + i;
+    valid[i] = swiglu ? gate < half : row[i] < n;
   }
   const uint4* wr[kRows];
 #pragma unroll
@@ -68,6 +68,7 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
       }
     }
   }
+  constexpr int kWarps = kThreads / 32;
   __shared__ float partial[kWarps][kRows][M];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
@@ -87,7 +88,7 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
   };
   const float s = total(i);
   if (swiglu) {
-    const float up = total(i + 2);
+    const float up = total(i + kRows / 2);
     static_cast<__nv_bfloat16*>(y)[m * half + row[i]] = __float2bfloat16(s / (1.0f + __expf(-s)) * up);
   } else if (epilogue == GemvEpilogue::accumulate) {
     static_cast<float*>(y)[m * n + row[i]] += s;
@@ -96,11 +97,25 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
   }
 }
 
-template <int M>
+template <int M, int R, int T>
 void launch(const void* x, const void* w, void* y, std::int64_t n, std::int64_t k, GemvEpilogue e) {
-  const std::int64_t blocks = e == GemvEpilogue::swiglu ? (n / 2 + 1) / 2 : (n + kRows - 1) / kRows;
-  gemv_kernel<M><<<static_cast<unsigned>(blocks), kThreads, 0, gpu::stream()>>>(
+  const std::int64_t blocks = e == GemvEpilogue::swiglu ? (n / 2 + R / 2 - 1) / (R / 2) : (n + R - 1) / R;
+  gemv_kernel<M, R, T><<<static_cast<unsigned>(blocks), T, 0, gpu::stream()>>>(
       static_cast<const uint4*>(x), static_cast<const uint4*>(w), y, n, k / 8, e);
+}
+
+template <int R, int T>
+void launch_rows(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e) {
+  switch (m) {
+    case 1: return launch<1, R, T>(x, w, y, n, k, e);
+    case 2: return launch<2, R, T>(x, w, y, n, k, e);
+    case 3: return launch<3, R, T>(x, w, y, n, k, e);
+    case 4: return launch<4, R, T>(x, w, y, n, k, e);
+    case 5: return launch<5, R, T>(x, w, y, n, k, e);
+    case 6: return launch<6, R, T>(x, w, y, n, k, e);
+    case 7: return launch<7, R, T>(x, w, y, n, k, e);
+    default: return launch<8, R, T>(x, w, y, n, k, e);
+  }
 }
 
 }  // namespace
@@ -109,17 +124,19 @@ bool gemv_fits(std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e) {
   return m >= 1 && m <= kGemvMaxRows && k % 8 == 0 && n >= 1 && (e != GemvEpilogue::swiglu || n % 2 == 0);
 }
 
-void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e) {
-  switch (m) {
-    case 1: launch<1>(x, w, y, n, k, e); break;
-    case 2: launch<2>(x, w, y, n, k, e); break;
-    case 3: launch<3>(x, w, y, n, k, e); break;
-    case 4: launch<4>(x, w, y, n, k, e); break;
-    case 5: launch<5>(x, w, y, n, k, e); break;
-    case 6: launch<6>(x, w, y, n, k, e); break;
-    case 7: launch<7>(x, w, y, n, k, e); break;
-    default: launch<8>(x, w, y, n, k, e); break;
-  }
+const std::vector<GemvConfig>& gemv_configs() {
+  static const std::vector<GemvConfig> configs{{2, 128}, {4, 128}, {4, 256}, {8, 256}};
+  return configs;
+}
+
+std::string gemv_config_name(const GemvConfig& c) { return "r" + std::to_string(c.rows) + "t" + std::to_string(c.threads); }
+
+void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e,
+          const GemvConfig& c) {
+  if (c == GemvConfig{2, 128}) launch_rows<2, 128>(x, w, y, m, n, k, e);
+  else if (c == GemvConfig{4, 128}) launch_rows<4, 128>(x, w, y, m, n, k, e);
+  else if (c == GemvConfig{8, 256}) launch_rows<8, 256>(x, w, y, m, n, k, e);
+  else launch_rows<4, 256>(x, w, y, m, n, k, e);
   ROOFTOP_GPU_CHECK_LAUNCH("gemv");
 }
 

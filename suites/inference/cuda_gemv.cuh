@@ -5,6 +5,8 @@
 // the H100's 3.0: docs/PERFORMANCE.md). Its epilogue adds the result into the residual
 // stream or applies SwiGLU, so those need no kernel of their own.
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace rooftop::inference::kernels {
 
@@ -19,9 +21,19 @@ enum class GemvEpilogue {
   swiglu,
 };
 
+// A block streams `rows` weight rows with `threads` threads side by side along K. Which is
+// fastest depends on N, K and the GPU: the decoder times them (cuda_decoder.cpp).
+struct GemvConfig {
+  int rows = 4, threads = 256;
+  bool operator==(const GemvConfig&) const = default;
+};
+const std::vector<GemvConfig>& gemv_configs();  // the compiled ones
+std::string gemv_config_name(const GemvConfig& c);  // "r4t256"
+
 // x [m][k] bf16, W [n][k] bf16, y fp32 [m][n] (bf16 [m][n/2] for swiglu); m <= kGemvMaxRows,
 // k a multiple of 8 and both 16-byte aligned (gemv_fits says so). Queued on gpu::stream().
-void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue);
+void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue,
+          const GemvConfig& config = {});
 bool gemv_fits(std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue);
 
 }  // namespace rooftop::inference::kernels
