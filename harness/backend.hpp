@@ -35,6 +35,9 @@ class Backend {
   virtual std::string fingerprint() const = 0;
   // The clock now, recorded beside every sample so a sample at another clock shows.
   virtual double clock_mhz() const = 0;
+  // The device's energy counter in joules (monotonic; only differences mean anything), read
+  // before and after each repetition; none where the device has no counter.
+  virtual std::optional<double> energy_j() const { return std::nullopt; }
   // Measures the ceilings; progress lines go to `log`.
   virtual DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const = 0;
   // Empty when the device can be used; else why not (no GPU, no driver), said so that a

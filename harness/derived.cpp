@@ -29,6 +29,20 @@ Derived derive(const ResultRecord& r, const Ceilings* ceilings) {
     }
   }
   d.throughput = t;
+  double joules = 0, wall = 0;
+  for (const auto& s : r.samples) {
+    joules += s.energy_j;
+    wall += s.wall_s;
+  }
+  if (joules > 0 && wall > 0) {
+    PowerDraw p;
+    p.board_w = joules / wall;
+    p.joules_per_iteration = p.board_w * median;
+    p.flops_per_watt = t.flops_per_s / p.board_w;
+    if (params.is_object() && params.value("tokens_per_iteration", 0.0) > 0)
+      p.joules_per_token = p.joules_per_iteration / params["tokens_per_iteration"].get<double>();
+    d.power = p;
+  }
   if (ceilings) d.roofline = place_on_roofline(*ceilings, dtype_name(r.problem.dtype), work, median, d.cold);
   return d;
 }

@@ -25,10 +25,19 @@ struct Throughput {
   std::optional<LinkShare> link;
 };
 
+// The device's power while a point ran, from its energy counter (NVML on NVIDIA GPUs).
+struct PowerDraw {
+  double board_w = 0;               // energy / wall time, summed over the repetitions
+  double joules_per_iteration = 0;  // board_w x the median time of an iteration
+  double flops_per_watt = 0;        // the median rate over board_w; 0 for work without FLOPs
+  std::optional<double> joules_per_token;  // a scenario that names its tokens an iteration
+};
+
 struct Derived {
   std::optional<Summary> summary;  // none without samples
   std::optional<Throughput> throughput;
   std::optional<RooflinePlacement> roofline;  // none without ceilings for the dtype
+  std::optional<PowerDraw> power;             // none where no sample measured energy
   bool cold = false;  // timed with the cache flushed before each launch
 };
 

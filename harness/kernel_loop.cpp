@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "harness/energy_window.hpp"
 #include "harness/errors.hpp"
 #include "harness/measurement_loops.hpp"
 #include "harness/random_fill.hpp"
@@ -58,6 +59,7 @@ void measure(KernelLoop& loop, std::size_t i, benchmark::State& state) {
   auto& instance = pipe.instance(i);
   const auto& work = pipe.problem(i).work;
   int launches = 1;  // device launches per Google Benchmark iteration
+  const EnergyWindow energy(pipe.backend());
   try {
     if (loop.timer) {
       // Device time of each launch; the injected slowdown scales it exactly.
@@ -92,6 +94,10 @@ void measure(KernelLoop& loop, std::size_t i, benchmark::State& state) {
     return;
   }
   state.counters["clock_mhz"] = pipe.backend().clock_mhz();
+  Sample drawn;
+  energy.close(drawn);
+  state.counters["energy_j"] = drawn.energy_j;
+  state.counters["wall_s"] = drawn.wall_s;
   state.counters["launches_per_iteration"] = launches;
   state.counters["FLOP/s"] = benchmark::Counter(work.flops * launches, benchmark::Counter::kIsIterationInvariantRate);
   state.SetBytesProcessed(static_cast<std::int64_t>(work.bytes * launches * static_cast<double>(state.iterations())));
@@ -119,8 +125,12 @@ class SampleCollector : public benchmark::BenchmarkReporter {
       const auto batch = run.counters.find("launches_per_iteration");
       const double launches = batch == run.counters.end() ? 1.0 : batch->second.value;
       const auto count = static_cast<std::int64_t>(static_cast<double>(run.iterations) * launches);
+      const auto counter = [&](const char* name) {
+        const auto c = run.counters.find(name);
+        return c == run.counters.end() ? 0.0 : c->second.value;
+      };
       samples.push_back({run.real_accumulated_time / static_cast<double>(count), count,
-                         clock == run.counters.end() ? 0.0 : clock->second.value});
+                         clock == run.counters.end() ? 0.0 : clock->second.value, counter("energy_j"), counter("wall_s")});
     }
     if (pipe.record(i).status == Status::ok && samples.empty()) {
       if (g_interrupted.load()) return;  // cut short: not a result

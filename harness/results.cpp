@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -106,10 +107,16 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
                {"arithmetic_intensity", r.problem.work.arithmetic_intensity()},
                {"memory_bytes", r.problem.memory_bytes}};
   ojson samples = {{"seconds_per_iteration", ojson::array()}, {"iterations", ojson::array()}, {"clock_mhz", ojson::array()}};
+  const bool energy = std::any_of(r.samples.begin(), r.samples.end(), [](const Sample& s) { return s.energy_j > 0; });
+  if (energy) samples["energy_j"] = samples["wall_s"] = ojson::array();
   for (const auto& s : r.samples) {
     samples["seconds_per_iteration"].push_back(s.seconds_per_iteration);
     samples["iterations"].push_back(s.iterations);
     samples["clock_mhz"].push_back(s.clock_mhz);
+    if (energy) {
+      samples["energy_j"].push_back(s.energy_j);
+      samples["wall_s"].push_back(s.wall_s);
+    }
   }
   j["samples"] = std::move(samples);
   if (!r.metrics.empty()) {
@@ -146,6 +153,11 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
                      {"percent_of_attainable", 100.0 * p->fraction_of_attainable},
                      {"bound", bound_name(p->bound)},
                      {"above_ceiling", p->above_ceiling}};
+  }
+  if (const auto& w = d.power) {
+    j["power"] = {{"board_w", w->board_w}, {"joules_per_iteration", w->joules_per_iteration},
+                  {"flops_per_watt", w->flops_per_watt},
+                  {"joules_per_token", w->joules_per_token ? ojson(*w->joules_per_token) : ojson(nullptr)}};
   }
   j["correctness"] = r.correctness ? correctness_to_json(*r.correctness) : ojson(nullptr);
   return j;
@@ -254,7 +266,14 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     const auto secs = get<std::vector<double>>(samples, "seconds_per_iteration", origin, p + "samples.");
     const auto iters = get<std::vector<std::int64_t>>(samples, "iterations", origin, p + "samples.");
     const auto clocks = get<std::vector<double>>(samples, "clock_mhz", origin, p + "samples.");
-    if (iters.size() != secs.size() || clocks.size() != secs.size())
+    // Energy: absent in files from devices without a counter (and before schema 1.4).
+    std::vector<double> joules(secs.size(), 0.0), walls(secs.size(), 0.0);
+    if (samples.contains("energy_j") || samples.contains("wall_s")) {
+      joules = get<std::vector<double>>(samples, "energy_j", origin, p + "samples.");
+      walls = get<std::vector<double>>(samples, "wall_s", origin, p + "samples.");
+    }
+    if (iters.size() != secs.size() || clocks.size() != secs.size() || joules.size() != secs.size() ||
+        walls.size() != secs.size())
       bad(origin, p + "samples", "has arrays of different lengths");
     for (std::size_t k = 0; k < secs.size(); ++k) {
       if (!(secs[k] > 0) || !std::isfinite(secs[k]))
@@ -262,7 +281,9 @@ RunResults results_from_json(const json& j, const std::string& origin) {
       if (iters[k] <= 0) bad(origin, fmt::format("{}samples.iterations[{}]", p, k), "is not a positive count");
       if (!(clocks[k] >= 0) || !std::isfinite(clocks[k]))
         bad(origin, fmt::format("{}samples.clock_mhz[{}]", p, k), "is not a clock >= 0 (0: unknown)");
-      r.samples.push_back({secs[k], iters[k], clocks[k]});
+      if (!(joules[k] >= 0) || !std::isfinite(joules[k]) || !(walls[k] >= 0) || !std::isfinite(walls[k]))
+        bad(origin, fmt::format("{}samples.energy_j[{}]", p, k), "or its wall_s is not a finite value >= 0 (0: not measured)");
+      r.samples.push_back({secs[k], iters[k], clocks[k], joules[k], walls[k]});
     }
     if (r.status == Status::ok && r.samples.empty())
       bad(origin, p + "samples", "is empty, but the status is ok: a measured point has its samples");

@@ -25,6 +25,9 @@ struct Sample {
   double seconds_per_iteration = 0;  // one repetition: its time divided by its iterations
   std::int64_t iterations = 0;
   double clock_mhz = 0;  // device clock read at the end of the repetition (0: unknown)
+  // The device's energy over the repetition and the repetition's wall time (warm-up launches
+  // and cache flushes included): 0 where the device has no energy counter.
+  double energy_j = 0, wall_s = 0;
 };
 
 struct ResultRecord {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "harness/energy_window.hpp"
 #include "harness/measurement_loops.hpp"
 #include "harness/random_fill.hpp"
 #include "harness/stage_trace.hpp"
@@ -60,8 +61,10 @@ void run_scenario_loop(const RunOptions& o, PointPipeline& pipe) {
       instance->run_repetition();  // warm-up: caches, oneDNN's kernels, the allocator
       for (int r = 0; r < o.repetitions; ++r) {
         if (g_interrupted.load()) break;  // the point is cut short: not a result
+        const EnergyWindow energy(pipe.backend());
         auto rep = instance->run_repetition();
         samples.push_back({rep.seconds_per_iteration, rep.iterations, pipe.backend().clock_mhz()});
+        energy.close(samples.back());
         for (auto& [name, value] : rep.metrics) {
           auto it = std::find_if(metrics.begin(), metrics.end(), [&](const auto& m) { return m.first == name; });
           if (it == metrics.end()) it = metrics.insert(metrics.end(), {name, {}});

@@ -136,6 +136,9 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
       row.set("itl_p99", metric(r, "itl_p99_s", 1e3, "{:.4g}"));
       const auto out = metric(r, "output_tokens_per_s", 1, "{:.4g}");
       row.set("tokens", out != "-" ? out : metric(r, "prompt_tokens_per_s", 1, "{:.4g}") + " (prompt)");
+      row.set("joules", d.power && d.power->joules_per_token
+                            ? fmt::format("{:.3g} ({:.0f} W)", *d.power->joules_per_token, d.power->board_w)
+                            : "-");
       row.set("roof", d.roofline ? fmt::format("{:.0f}% {}", 100 * d.roofline->fraction_of_attainable,
                                                bound_name(d.roofline->bound))
                                  : "-");
@@ -156,6 +159,7 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
                         const ReportOptions& options) {
   std::map<std::string, std::map<std::string, double>> rate;  // workload -> device -> FLOP/s
   std::map<std::string, std::map<std::string, double>> roof;  // workload -> device -> % of own roof
+  std::map<std::string, std::map<std::string, double>> watts;  // workload -> device -> measured board power
   std::vector<std::string> order;
   for (const auto& in : inputs) {
     const Ceilings* run_ceilings = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
@@ -166,6 +170,7 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
       if (!rate.count(key)) order.push_back(key);
       rate[key][in.run.meta.fingerprint] = d.throughput->flops_per_s;
       if (d.roofline) roof[key][in.run.meta.fingerprint] = 100.0 * d.roofline->fraction_of_attainable;
+      if (d.power) watts[key][in.run.meta.fingerprint] = d.power->board_w;
     }
   }
   std::map<std::string, double> tdp_w;  // from the datasheet in the run's profile, never invented
@@ -199,7 +204,13 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
         if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
         if (options.price_usd.count(fp))
           cell.set("per_dollar", fmt::format("{:.3g} GFLOP/s per $1000", it->second / 1e9 / options.price_usd.at(fp) * 1000));
-        if (tdp_w.count(fp)) cell.set("per_watt", fmt::format("{:.3g} GFLOP/s per W (TDP)", it->second / 1e9 / tdp_w.at(fp)));
+        // Measured board power where the run has it; the datasheet's TDP otherwise, said so.
+        if (watts[key].count(fp))
+          cell.set("per_watt", fmt::format("{:.3g} GFLOP/s per W (measured, {:.0f} W)", it->second / 1e9 / watts[key][fp],
+                                           watts[key][fp]));
+        else if (tdp_w.count(fp))
+          cell.set("per_watt", fmt::format("{:.3g} GFLOP/s per W (TDP {:.0f} W: no power measured)",
+                                           it->second / 1e9 / tdp_w.at(fp), tdp_w.at(fp)));
       }
       cells.push_back(cell);
     }

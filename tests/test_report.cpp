@@ -111,29 +111,33 @@ TEST_CASE("the HTML report renders from the templates with its structure", "[rep
   CHECK_THROWS_AS(render_html_report({{"r.json", run}}, options), InputError);
 }
 
-TEST_CASE("comparison view: ratios, per dollar only with a price, per watt only with a datasheet TDP", "[report]") {
-  auto device = [](const std::string& fp, double seconds, double tdp) {
+TEST_CASE("comparison view: ratios, per dollar only with a price, per watt measured or from a datasheet TDP", "[report]") {
+  auto device = [](const std::string& fp, double seconds, double tdp, double joules = 0) {
     RunResults run;
     run.meta.fingerprint = fp;
     run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", 1e12}}, {{"DRAM", 1e11, 0}}, 0, {}};
     if (tdp > 0) run.meta.datasheet = Datasheet{"sheet", "vendor", {}, tdp};
     ResultRecord r;
     r.problem = {"gemm", "cpu", Dtype::fp32, "m512_n512_k512", {{"m", 512}}, {2.0 * 512 * 512 * 512, 3.0 * 512 * 512 * 4}, 0};
-    r.samples = {{seconds, 10, 0}};
+    r.samples = {{seconds, 10, 0, joules, joules > 0 ? 10 * seconds : 0}};
     run.results = {r};
     return run;
   };
   ReportOptions options;
   options.templates = default_templates_dir();
   options.price_usd["cpu-b"] = 1000;
-  const auto html = render_html_report({{"a.json", device("cpu-a", 2e-3, 0)}, {"b.json", device("cpu-b", 1e-3, 350)}}, options);
+  const auto html = render_html_report({{"a.json", device("cpu-a", 2e-3, 0)}, {"b.json", device("cpu-b", 1e-3, 350)},
+                                        {"c.json", device("cpu-c", 1e-3, 350, 2.5)}},
+                                       options);
   CHECK(html.find("Machine comparison") != std::string::npos);
   CHECK(html.find("x2.00") != std::string::npos);
   CHECK(html.find("per $1000") != std::string::npos);
-  CHECK(html.find("per W (TDP)") != std::string::npos);
+  CHECK(html.find("per W (TDP 350 W: no power measured)") != std::string::npos);
+  // 2.5 J over 10 ms: 250 W measured, preferred to the datasheet's 350.
+  CHECK(html.find("per W (measured, 250 W)") != std::string::npos);
   std::size_t charts = 0;
   for (auto pos = html.find("<svg class=\"roofline\""); pos != std::string::npos; pos = html.find("<svg class=\"roofline\"", pos + 1)) ++charts;
-  CHECK(charts == 2);  // one per device
+  CHECK(charts == 3);  // one per device
 }
 
 TEST_CASE("a GPU is named by its CUDA name, a CPU by its model name", "[report]") {

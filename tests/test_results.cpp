@@ -98,6 +98,33 @@ TEST_CASE("derived fields: throughput from the median, roofline from the ceiling
   CHECK(j["results"][1]["correctness"]["max_error_ratio"].is_null());
 }
 
+TEST_CASE("energy: the board's mean power over the repetitions, joules an iteration and a token", "[results]") {
+  auto run = sample_run();
+  auto& r = run.results[0];
+  r.problem.params["tokens_per_iteration"] = 4;
+  // 30 J over 0.1 s, then 20 J over 0.1 s: 250 W on average (not the mean of 300 and 200 W
+  // weighted equally by count only by chance: the sums are what count).
+  r.samples = {{1e-6, 100, 2500, 30, 0.1}, {1.1e-6, 100, 2500, 20, 0.1}, {0.9e-6, 100, 2400, 10, 0.2}};
+  const auto j = results_to_json(run);
+  const auto& power = j["results"][0]["power"];
+  CHECK(power["board_w"].get<double>() == Approx(60.0 / 0.4));
+  CHECK(power["joules_per_iteration"].get<double>() == Approx(150.0 * 1e-6));
+  CHECK(power["joules_per_token"].get<double>() == Approx(150.0 * 1e-6 / 4));
+  CHECK(power["flops_per_watt"].get<double>() == Approx(16e6 / 150.0));
+  const auto back = results_from_json(nlohmann::ordered_json::parse(j.dump()), "mem");
+  CHECK(back.results[0].samples[1].energy_j == 20);
+  CHECK(back.results[0].samples[2].wall_s == 0.2);
+  CHECK(results_to_json(back).dump() == j.dump());
+  // Without a counter there is no power, and the sample arrays stay as they were.
+  const auto plain = results_to_json(sample_run());
+  CHECK_FALSE(plain["results"][0].contains("power"));
+  CHECK_FALSE(plain["results"][0]["samples"].contains("energy_j"));
+  // A negative energy is not something a counter gives.
+  auto bad = j;
+  bad["results"][0]["samples"]["energy_j"][0] = -1;
+  CHECK_THROWS_WITH(results_from_json(bad, "r.json"), Catch::Contains("samples.energy_j[0]"));
+}
+
 TEST_CASE("bad results files name the file and the field", "[results]") {
   auto j = nlohmann::ordered_json::parse(results_to_json(sample_run()).dump());
   CHECK_THROWS_WITH(results_from_json(nlohmann::ordered_json::object(), "x.json"), Catch::Contains("x.json") && Catch::Contains("schema"));

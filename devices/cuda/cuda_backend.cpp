@@ -35,6 +35,10 @@ class CudaBackend final : public Backend {
     info();
     return nvml_ && nvml_->present() ? nvml_->sm_clock_mhz().value_or(0) : 0;
   }
+  std::optional<double> energy_j() const override {
+    info();
+    return nvml_ && nvml_->present() ? nvml_->total_energy_j() : std::nullopt;
+  }
   DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const override {
     return characterize_gpu(info(), options, log);
   }

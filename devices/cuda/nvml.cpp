@@ -12,6 +12,7 @@ using HandleByBusIdFn = int (*)(const char*, void**);
 using ClockFn = int (*)(void*, int, unsigned*);
 using PowerLimitFn = int (*)(void*, unsigned*);
 using DriverVersionFn = int (*)(char*, unsigned);
+using EnergyFn = int (*)(void*, unsigned long long*);
 constexpr int kClockSm = 1;  // NVML_CLOCK_SM
 
 template <class F>
@@ -63,6 +64,13 @@ std::optional<double> Nvml::power_limit_w() const {
   unsigned milliwatts = 0;
   if (!device_ || !f || f(device_, &milliwatts) != 0) return std::nullopt;
   return milliwatts / 1000.0;
+}
+
+std::optional<double> Nvml::total_energy_j() const {
+  static const auto f = symbol<EnergyFn>(library_, "nvmlDeviceGetTotalEnergyConsumption");
+  unsigned long long millijoules = 0;
+  if (!device_ || !f || f(device_, &millijoules) != 0) return std::nullopt;
+  return static_cast<double>(millijoules) / 1000.0;
 }
 
 std::optional<std::string> Nvml::driver_version() const {

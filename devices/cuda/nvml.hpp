@@ -19,6 +19,9 @@ class Nvml {
   std::optional<double> sm_clock_mhz() const;
   std::optional<double> max_sm_clock_mhz() const;
   std::optional<double> power_limit_w() const;
+  // The board's energy since the driver loaded (Volta and later), in joules: two readings
+  // bracket a region's energy, however short the board's power averaging window.
+  std::optional<double> total_energy_j() const;
   std::optional<std::string> driver_version() const;
 
  private:

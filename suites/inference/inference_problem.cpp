@@ -189,6 +189,11 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
               {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden},
               {"weights", checkpoint_files(s.model).empty() ? "random (seeded)" : "checkpoint " + s.model}};
   if (!launch.empty()) p.params["launch"] = launch;
+  // The tokens one timed iteration yields (a prefill's prompt, a decode step's batch, a
+  // generation's output): the harness's joules per token divide by it.
+  p.params["tokens_per_iteration"] = s.scenario == Scenario::prefill  ? s.batch * s.prompt
+                                     : s.scenario == Scenario::decode ? s.batch
+                                                                      : s.batch * s.generate;
   p.work = inference_work(m, s, dtype);
   const double elem = static_cast<double>(input_size(dtype));
   const double cache = static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(elem) * static_cast<double>(m.layers);
