@@ -1,10 +1,13 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "devices/cuda/gpu_runtime.hpp"
 #include "suites/inference/cuda_decoder_kernels.cuh"
+#include "suites/inference/cuda_pdl.cuh"
 
 namespace rooftop::inference::kernels {
 namespace {
@@ -27,6 +30,8 @@ __device__ float block_sum(float v) {
 }
 
 __global__ void embed_kernel(const std::int32_t* tokens, const __nv_bfloat16* e, float* h, std::int64_t rows, std::int64_t hidden) {
+  pdl_allow_next();
+  pdl_wait();  // the previous kernel's outputs are this one's inputs
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= rows * hidden) return;
   const std::int64_t r = i / hidden, c = i % hidden;
@@ -35,6 +40,8 @@ __global__ void embed_kernel(const std::int32_t* tokens, const __nv_bfloat16* e,
 
 __global__ void rms_norm_kernel(const float* h, const float* w, __nv_bfloat16* out, std::int64_t stride, std::int64_t first,
                                 std::int64_t hidden, float eps) {
+  pdl_allow_next();
+  pdl_wait();  // the previous kernel's outputs are this one's inputs
   const float* x = h + (first + blockIdx.x * stride) * hidden;
   float sq = 0;
   for (std::int64_t i = threadIdx.x; i < hidden; i += blockDim.x) sq += x[i] * x[i];
@@ -49,6 +56,8 @@ __global__ void rms_norm_kernel(const float* h, const float* w, __nv_bfloat16* o
 __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* vc, __nv_bfloat16* q16, const float2* table,
                                   std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads,
                                   std::int64_t d, std::int64_t max_context) {
+  pdl_allow_next();
+  pdl_wait();  // the previous kernel's outputs are this one's inputs
   const std::int64_t row = blockIdx.y, b = row / tokens, t = row % tokens, pos = *start + t;
   const std::int64_t half = d / 2, pairs = (heads + kv_heads) * half;
   const std::int64_t item = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
@@ -83,6 +92,8 @@ __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* 
 __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, const __nv_bfloat16* vc, __nv_bfloat16* out,
                                  std::int64_t warps, std::int64_t tokens, const std::int32_t* start, std::int64_t heads,
                                  std::int64_t kv_heads, std::int64_t d, std::int64_t max_context) {
+  pdl_allow_next();
+  pdl_wait();  // the previous kernel's outputs are this one's inputs
   const std::int64_t warp = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (warp >= warps) return;  // the whole warp leaves together: no shuffle is left waiting
@@ -125,6 +136,8 @@ __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, cons
 }
 
 __global__ void swiglu_kernel(const float* gu, __nv_bfloat16* act, std::int64_t rows, std::int64_t inter) {
+  pdl_allow_next();
+  pdl_wait();  // the previous kernel's outputs are this one's inputs
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= rows * inter) return;
   const std::int64_t r = i / inter, c = i % inter;
@@ -145,6 +158,8 @@ __device__ inline unsigned long long argmax_key(float v, std::int64_t i) {
 // the next launch. A vocabulary of 128k in one block took 109 us a step on the H100.
 __global__ void argmax_kernel(const float* logits, std::int32_t* next, std::int64_t vocab, unsigned long long* keys,
                               unsigned* tickets) {
+  pdl_allow_next();
+  pdl_wait();  // the previous kernel's outputs are this one's inputs
   const std::int64_t row = blockIdx.y;
   const float* x = logits + row * vocab;
   unsigned long long best = 0;
@@ -183,19 +198,20 @@ __global__ void poison_kernel(float* p, std::int64_t n) {
 }  // namespace
 
 void embed(const std::int32_t* tokens, const void* e, float* h, std::int64_t rows, std::int64_t hidden) {
-  embed_kernel<<<blocks_for(rows * hidden), kThreads, 0, gpu::stream()>>>(tokens, static_cast<const __nv_bfloat16*>(e), h, rows, hidden);
+  launch_pdl(embed_kernel, blocks_for(rows * hidden), kThreads, 0, tokens, static_cast<const __nv_bfloat16*>(e), h, rows, hidden);
   ROOFTOP_GPU_CHECK_LAUNCH("embed");
 }
 void rms_norm(const float* h, const float* w, void* out, std::int64_t rows, std::int64_t stride, std::int64_t first,
               std::int64_t hidden, float eps) {
-  rms_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, gpu::stream()>>>(h, w, static_cast<__nv_bfloat16*>(out), stride, first, hidden, eps);
+  launch_pdl(rms_norm_kernel, static_cast<unsigned>(rows), kThreads, 0, h, w, static_cast<__nv_bfloat16*>(out), stride, first,
+             hidden, eps);
   ROOFTOP_GPU_CHECK_LAUNCH("rms_norm");
 }
 void rope_and_cache(float* qkv, void* k, void* v, void* q16, const float* table, std::int64_t batch, std::int64_t tokens,
                     const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
                     std::int64_t max_context) {
   const std::int64_t items = (heads + kv_heads) * (d / 2) + kv_heads * d;
-  rope_cache_kernel<<<dim3(blocks_for(items), static_cast<unsigned>(batch * tokens)), kThreads, 0, gpu::stream()>>>(
+  launch_pdl(rope_cache_kernel, dim3(blocks_for(items), static_cast<unsigned>(batch * tokens)), kThreads, 0,
       qkv, static_cast<__nv_bfloat16*>(k), static_cast<__nv_bfloat16*>(v), static_cast<__nv_bfloat16*>(q16),
       reinterpret_cast<const float2*>(table), tokens, start, heads, kv_heads, d, max_context);
   ROOFTOP_GPU_CHECK_LAUNCH("rope_and_cache");
@@ -204,23 +220,34 @@ void attention(const float* qkv, const void* k, const void* v, void* out, std::i
                const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
                std::int64_t max_context) {
   const std::int64_t warps = batch * tokens * heads;
-  attention_kernel<<<static_cast<unsigned>((warps * 32 + kThreads - 1) / kThreads), kThreads, 0, gpu::stream()>>>(
+  launch_pdl(attention_kernel, static_cast<unsigned>((warps * 32 + kThreads - 1) / kThreads), kThreads, 0,
       qkv, static_cast<const __nv_bfloat16*>(k), static_cast<const __nv_bfloat16*>(v), static_cast<__nv_bfloat16*>(out),
       warps, tokens, start, heads, kv_heads, d, max_context);
   ROOFTOP_GPU_CHECK_LAUNCH("attention");
 }
 void swiglu(const float* gu, void* act, std::int64_t rows, std::int64_t inter) {
-  swiglu_kernel<<<blocks_for(rows * inter), kThreads, 0, gpu::stream()>>>(gu, static_cast<__nv_bfloat16*>(act), rows, inter);
+  launch_pdl(swiglu_kernel, blocks_for(rows * inter), kThreads, 0, gu, static_cast<__nv_bfloat16*>(act), rows, inter);
   ROOFTOP_GPU_CHECK_LAUNCH("swiglu");
 }
 void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int64_t vocab, void* workspace) {
   // Slices of 4 elements a thread at least: the row's blocks, up to a wave of the GPU.
   const auto slices = static_cast<unsigned>(std::min<std::int64_t>(128, (vocab + 4 * kThreads - 1) / (4 * kThreads)));
   auto* keys = static_cast<unsigned long long*>(workspace);
-  argmax_kernel<<<dim3(slices, static_cast<unsigned>(rows)), kThreads, 0, gpu::stream()>>>(
+  launch_pdl(argmax_kernel, dim3(slices, static_cast<unsigned>(rows)), kThreads, 0,
       logits, next, vocab, keys, reinterpret_cast<unsigned*>(keys + rows));
   ROOFTOP_GPU_CHECK_LAUNCH("argmax");
 }
+bool pdl_enabled() {
+  static const bool enabled = [] {
+    if (const char* v = std::getenv("ROOFTOP_PDL"); v && std::string(v) == "0") return false;
+    int device = 0, major = 0;
+    ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
+    ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
+  }();
+  return enabled;
+}
+
 std::vector<float> rope_table(std::int64_t positions, std::int64_t d, double theta) {
   const std::int64_t half = d / 2;
   std::vector<float> t(static_cast<std::size_t>(positions * half * 2));

@@ -1,6 +1,7 @@
 #include "suites/inference/cuda_gemv.cuh"
 
 #include "devices/cuda/gpu_runtime.hpp"
+#include "suites/inference/cuda_pdl.cuh"
 
 namespace rooftop::inference::kernels {
 namespace {
@@ -48,14 +49,22 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
 #pragma unroll
   for (int i = 0; i < kRows; ++i) wr[i] = w + (valid[i] ? row[i] : row[0]) * chunks;  // an idle row rereads row 0
   float acc[kRows][M] = {};
-  for (std::int64_t c0 = threadIdx.x; c0 < chunks; c0 += kThreads * kUnroll) {
-    uint4 a[kUnroll][kRows];
+  uint4 a[kUnroll][kRows];
+  const auto load_weights = [&](std::int64_t c0) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t c = c0 + kThreads * u;
 #pragma unroll
       for (int i = 0; i < kRows; ++i) a[u][i] = c < chunks ? __ldcs(wr[i] + c) : uint4{};  // each weight read once
     }
+  };
+  // Weights never change: their first loads go out before the wait for the kernel that
+  // writes x, and overlap its tail.
+  pdl_allow_next();
+  load_weights(threadIdx.x);
+  pdl_wait();
+  for (std::int64_t c0 = threadIdx.x; c0 < chunks; c0 += kThreads * kUnroll) {
+    if (c0 != threadIdx.x) load_weights(c0);
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const std::int64_t c = c0 + kThreads * u;
@@ -100,8 +109,8 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
 template <int M, int R, int T>
 void launch(const void* x, const void* w, void* y, std::int64_t n, std::int64_t k, GemvEpilogue e) {
   const std::int64_t blocks = e == GemvEpilogue::swiglu ? (n / 2 + R / 2 - 1) / (R / 2) : (n + R - 1) / R;
-  gemv_kernel<M, R, T><<<static_cast<unsigned>(blocks), T, 0, gpu::stream()>>>(
-      static_cast<const uint4*>(x), static_cast<const uint4*>(w), y, n, k / 8, e);
+  launch_pdl(gemv_kernel<M, R, T>, static_cast<unsigned>(blocks), T, 0, static_cast<const uint4*>(x),
+             static_cast<const uint4*>(w), y, n, k / 8, e);
 }
 
 template <int R, int T>
