@@ -5,7 +5,7 @@
 #
 # usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
 #   steps: tests tests-attention tests-collectives collectives order ranks quick-collectives info characterize
-#          smoke quick bare bare-paused baseline aa gate attention inference
+#          smoke quick bare bare-paused baseline aa gate attention inference inference-baseline
 set -uo pipefail
 bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
 shift
@@ -85,6 +85,14 @@ for step in "$@"; do
           --out "$out/cuda-$tier-inference.json" > "$out/cuda-$tier-inference.log" 2>&1
         echo "$tier tier: exit $?"; grep -vE '^[^ ]+\.[a-z_]+ ' "$out/cuda-$tier-inference.log" | tail -25 | cut -c1-150
       done ;;
+    inference-baseline)  # the quick tier twice (interleaved, no stages): the first promoted, the second gated
+      for round in 1 2; do
+        "$bin/rooftop" run --suite inference --backend cuda --tier quick --benchmark_enable_random_interleaving=true \
+          --out "$out/cuda-quick-inference-baseline-$round.json" > /dev/null 2>&1; echo "round $round: exit $?"
+      done
+      "$bin/rooftop" baseline update "$out/cuda-quick-inference-baseline-1.json" --baselines /tmp/rooftop-baselines
+      "$bin/rooftop" gate --baseline /tmp/rooftop-baselines "$out/cuda-quick-inference-baseline-2.json" \
+        --markdown "$out/gate-inference-cuda.md"; echo "gate exit $?" ;;
     *) echo "unknown step $step" ;;
   esac
 done
