@@ -85,9 +85,9 @@ for step in "$@"; do
           --out "$out/cuda-$tier-inference.json" > "$out/cuda-$tier-inference.log" 2>&1
         echo "$tier tier: exit $?"; grep -vE '^[^ ]+\.[a-z_]+ ' "$out/cuda-$tier-inference.log" | tail -25 | cut -c1-150
       done ;;
-    inference-baseline)  # the quick tier twice (interleaved, no stages): the first promoted, the second gated
+    inference-baseline)  # the quick tier twice (no stages): the first promoted, the second gated
       for round in 1 2; do
-        "$bin/rooftop" run --suite inference --backend cuda --tier quick --benchmark_enable_random_interleaving=true \
+        "$bin/rooftop" run --suite inference --backend cuda --tier quick \
           --out "$out/cuda-quick-inference-baseline-$round.json" > /dev/null 2>&1; echo "round $round: exit $?"
       done
       "$bin/rooftop" baseline update "$out/cuda-quick-inference-baseline-1.json" --baselines /tmp/rooftop-baselines

@@ -146,10 +146,13 @@ void add_baseline_command(CLI::App& app, int& exit_code) {
       ++shown;
     }
     if (!shown) {
-      fmt::print(stderr, "no baseline{} for {} in {}: make one with `rooftop run --suite {} --backend {} --tier quick "
-                         "--benchmark_enable_random_interleaving=true --out r.json && rooftop baseline update r.json "
-                         "--baselines {}`\n", suite->empty() ? "" : " of " + *suite, b.fingerprint(), *store,
-                 suite->empty() ? "SUITE" : *suite, *backend, *store);
+      // Google Benchmark's interleaving for its own loop; suites with a loop of their own refuse it.
+      const Family* family = suite->empty() ? nullptr : family_named(*suite);
+      const bool kernel_loop = !family || family->measurement == Measurement::kernel_loop;
+      fmt::print(stderr, "no baseline{} for {} in {}: make one with `rooftop run --suite {} --backend {} --tier quick{} "
+                         "--out r.json && rooftop baseline update r.json --baselines {}`\n",
+                 suite->empty() ? "" : " of " + *suite, b.fingerprint(), *store, suite->empty() ? "SUITE" : *suite, *backend,
+                 kernel_loop ? " --benchmark_enable_random_interleaving=true" : "", *store);
       exit_code = kExitNoBaseline;
       return;
     }

@@ -19,8 +19,13 @@ if show.returncode in (3, 4):
 if show.returncode != 0:
     sys.exit(show.returncode)
 results = os.path.join(out, f"gate-{suite}-{backend}.json")
-run = subprocess.run([rooftop, "run", "--suite", suite, "--backend", backend, "--tier", "quick",
-                      "--benchmark_enable_random_interleaving=true", "--out", results], text=True)
+# Google Benchmark interleaves the repetitions of its kernel loop; suites with a loop of their
+# own (collectives, inference) refuse the flag.
+listing = subprocess.run([rooftop, "list"], capture_output=True, text=True).stdout.split("\n")
+measured = next((listing[i + 1] for i, line in enumerate(listing[:-1]) if line.split()[:1] == [suite]), "")
+interleave = ["--benchmark_enable_random_interleaving=true"] if "measured: kernel loop" in measured else []
+run = subprocess.run([rooftop, "run", "--suite", suite, "--backend", backend, "--tier", "quick", *interleave,
+                      "--out", results], text=True)
 if run.returncode not in (0, 1):
     sys.exit(run.returncode)
 gate = subprocess.run([rooftop, "gate", "--baseline", store, results,
