@@ -266,7 +266,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     const auto secs = get<std::vector<double>>(samples, "seconds_per_iteration", origin, p + "samples.");
     const auto iters = get<std::vector<std::int64_t>>(samples, "iterations", origin, p + "samples.");
     const auto clocks = get<std::vector<double>>(samples, "clock_mhz", origin, p + "samples.");
-    // Energy: absent in files from devices without a counter (and before schema 1.4).
+    // Energy: absent in files from devices without a counter (and from builds before it).
     std::vector<double> joules(secs.size(), 0.0), walls(secs.size(), 0.0);
     if (samples.contains("energy_j") || samples.contains("wall_s")) {
       joules = get<std::vector<double>>(samples, "energy_j", origin, p + "samples.");

@@ -85,7 +85,25 @@ TEST_CASE("the launch mode is a GPU axis of decode and generate: graph unless ea
   CHECK(make_inference_problem(parse_inference_shape("tiny:prefill:1x8"), Dtype::bf16, "cuda").shape == "tiny_prefill_b1_p8");
   CHECK_THROWS_WITH(parse_inference_shape("tiny:prefill:1x8:graph"), Catch::Contains("not an axis"));
   CHECK_THROWS_WITH(make_inference_problem(eager, Dtype::bf16, "cpu"), Catch::Contains("GPU axis"));
-  CHECK_THROWS_WITH(parse_inference_shape("tiny:decode:1x128:fast"), Catch::Contains("nor a launch mode"));
+  CHECK_THROWS_WITH(parse_inference_shape("tiny:decode:1x128:fast"), Catch::Contains("nor an option"));
+}
+
+TEST_CASE("a paged KV cache is a GPU axis, named in the point, in either order with the launch mode", "[inference]") {
+  const auto a = parse_inference_shape("tiny:decode:4x128:paged16:eager");
+  const auto b = parse_inference_shape("tiny:decode:4x128:eager:paged16");
+  CHECK(a.page == 16);
+  CHECK(b.page == 16);
+  CHECK(a.launch == "eager");
+  const auto p = make_inference_problem(a, Dtype::bf16, "cuda");
+  CHECK(p.shape == "tiny_decode_b4_c128_paged16_eager");
+  CHECK(make_inference_problem(b, Dtype::bf16, "cuda").shape == p.shape);
+  CHECK(shape_of(p).page == 16);
+  CHECK(parse_inference_shape("tiny:prefill:1x8:paged32").page == 32);
+  CHECK(make_inference_problem(parse_inference_shape("tiny:decode:1x8"), Dtype::bf16, "cuda").params.count("kv_cache_page") == 0);
+  CHECK_THROWS_WITH(parse_inference_shape("tiny:decode:1x8:paged16:paged32"), Catch::Contains("cache twice"));
+  CHECK_THROWS_WITH(parse_inference_shape("tiny:decode:1x8:graph:eager"), Catch::Contains("launch mode twice"));
+  CHECK_THROWS_WITH(parse_inference_shape("tiny:decode:1x8:paged64"), Catch::Contains("nor an option"));
+  CHECK_THROWS_WITH(make_inference_problem(a, Dtype::bf16, "cpu"), Catch::Contains("GPU axis"));
 }
 
 TEST_CASE("the CPU decoder matches the reference, and a stale cache length is caught", "[inference]") {

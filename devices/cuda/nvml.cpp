@@ -67,7 +67,7 @@ std::optional<double> Nvml::power_limit_w() const {
 }
 
 std::optional<double> Nvml::total_energy_j() const {
-  static const auto f = symbol<EnergyFn>(library_, "nvmlDeviceGetTotalEnergyConsumption");
+  const auto f = symbol<EnergyFn>(library_, "nvmlDeviceGetTotalEnergyConsumption");
   unsigned long long millijoules = 0;
   if (!device_ || !f || f(device_, &millijoules) != 0) return std::nullopt;
   return static_cast<double>(millijoules) / 1000.0;

@@ -47,10 +47,18 @@ class CudaStageTimer {
     stages_.push_back({name, layer, record(), nullptr});
     return stages_.size() - 1;
   }
-  void close(std::size_t stage) { stages_[stage].end = record(); }
+  // From a destructor: an error here is left for the forward's next checked call to report.
+  void close(std::size_t stage) noexcept {
+    try {
+      stages_[stage].end = record();
+    } catch (...) {
+      stages_[stage].end = nullptr;
+    }
+  }
   void finish_forward(StageRecorder& r) {
     ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
     for (const auto& st : stages_) {
+      if (!st.end) throw std::runtime_error(std::string("the profiling pass could not time stage ") + st.name);
       float start_ms = 0, end_ms = 0;
       ROOFTOP_GPU_CHECK(cudaEventElapsedTime(&start_ms, origin_, st.start));
       ROOFTOP_GPU_CHECK(cudaEventElapsedTime(&end_ms, origin_, st.end));
@@ -101,7 +109,7 @@ class GpuStage {
 }  // namespace
 
 CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers,
-                         Launch decode_launch)
+                         Launch decode_launch, std::int64_t page)
     : w_(w), batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
       decode_launch_(decode_launch) {
@@ -114,7 +122,24 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
     const auto& L = w.layers[static_cast<std::size_t>(l)];
     layer_weights_.push_back({upload(L.attn_norm), upload(L.mlp_norm), upload(L.qkv), upload(L.o), upload(L.gate_up), upload(L.down)});
   }
-  const std::size_t cache = static_cast<std::size_t>(layers_ * batch * c.kv_heads * max_context * c.head_dim) * 2;
+  if (page != 0 && page != 16 && page != 32)
+    throw std::invalid_argument("a paged KV cache has pages of 16 or 32 positions (the decode kernel's)");
+  cache_.page = page;
+  cache_.capacity = page ? (max_context + page - 1) / page * page : max_context;
+  if (page) {
+    // Every sequence's pages, shuffled across the cache (seeded): no sequence's pages are
+    // consecutive, so an indexing error cannot hide behind a contiguous layout.
+    std::vector<std::int32_t> table(static_cast<std::size_t>(batch * cache_.capacity / page));
+    for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<std::int32_t>(i);
+    std::uint64_t state = 0x9e3779b97f4a7c15ull;
+    for (std::size_t i = table.size(); i > 1; --i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      std::swap(table[i - 1], table[static_cast<std::size_t>((state >> 33) % i)]);
+    }
+    block_table_ = upload(table);
+    cache_.block_table = block_table_.as<std::int32_t>();
+  }
+  const std::size_t cache = static_cast<std::size_t>(layers_ * batch * c.kv_heads * cache_.capacity * c.head_dim) * 2;
   k_cache_ = gpu::DeviceBuffer(std::max<std::size_t>(cache, 2));
   v_cache_ = gpu::DeviceBuffer(std::max<std::size_t>(cache, 2));
   logits_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch * c.vocab) * 4);
@@ -125,7 +150,8 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
   ROOFTOP_GPU_CHECK(cudaMemsetAsync(argmax_workspace_.get(), 0, argmax_workspace_.bytes(), gpu::stream()));
   host_logits_.assign(static_cast<std::size_t>(batch * c.vocab), 0.0f);
   const bool fused_dims = c.head_dim == 64 || c.head_dim == 128;
-  split_decode_ = fused_dims && c.heads / c.kv_heads <= attention::kMaxDecodeGroup;
+  const std::int64_t group = c.heads / c.kv_heads;  // the split kernel is compiled for these groups
+  split_decode_ = fused_dims && (group == 1 || group == 2 || group == 4 || group == 8);
   if (split_decode_) {
     const int resident = attention::decode_resident_blocks(Dtype::bf16, c.head_dim, c.heads / c.kv_heads);
     decode_splits_ = attention::decode_splits(batch, c.kv_heads, max_context, resident);
@@ -274,17 +300,30 @@ gpu::CublasLtMatmul& CudaDecoder::matmul(std::int64_t m, std::int64_t n, std::in
 void CudaDecoder::ensure_rows(std::int64_t rows) {
   if (rows <= rows_) return;
   const auto& c = w_.config;
-  rows_ = rows;
+  const auto bytes = [&](std::int64_t elements, std::int64_t size) { return static_cast<std::size_t>(rows * elements * size); };
+  // Allocated first, then kept: a failed allocation leaves the old buffers and rows_ as they were.
+  gpu::DeviceBuffer step(static_cast<std::size_t>(2 + rows) * 4), h(bytes(c.hidden, 4)), xn(bytes(c.hidden, 2)),
+      qkv(bytes(c.qkv_width(), 4)), q16(bytes(c.heads * c.head_dim, 2)), attn(bytes(c.heads * c.head_dim, 2)),
+      gate_up(bytes(2 * c.intermediate, 4)), act(bytes(c.intermediate, 2));
+  gpu::DeviceBuffer k_rows, v_rows;
+  if (cache_.page) {
+    k_rows = gpu::DeviceBuffer(bytes(c.kv_heads * c.head_dim, 2));
+    v_rows = gpu::DeviceBuffer(bytes(c.kv_heads * c.head_dim, 2));
+  }
+  auto step_host = std::make_unique<gpu::PinnedBuffer>(static_cast<std::size_t>(2 + rows) * 4);
   decode_graph_.reset();  // it points at the buffers replaced here
-  step_ = gpu::DeviceBuffer(static_cast<std::size_t>(2 + rows) * 4);
-  step_host_ = std::make_unique<gpu::PinnedBuffer>(static_cast<std::size_t>(2 + rows) * 4);
-  h_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.hidden) * 4);
-  xn_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.hidden) * 2);
-  qkv_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.qkv_width()) * 4);
-  q16_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.heads * c.head_dim) * 2);
-  attn_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.heads * c.head_dim) * 2);
-  gate_up_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * 2 * c.intermediate) * 4);
-  act_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * c.intermediate) * 2);
+  step_ = std::move(step);
+  step_host_ = std::move(step_host);
+  h_ = std::move(h);
+  xn_ = std::move(xn);
+  qkv_ = std::move(qkv);
+  q16_ = std::move(q16);
+  attn_ = std::move(attn);
+  gate_up_ = std::move(gate_up);
+  act_ = std::move(act);
+  k_rows_ = std::move(k_rows);
+  v_rows_ = std::move(v_rows);
+  rows_ = rows;
 }
 
 void CudaDecoder::prepare_rows(std::int64_t rows) {
@@ -354,10 +393,11 @@ std::string CudaDecoder::implementation() const {
   return fmt::format(
       "decode-step projections: the faster of rooftop's GEMV (residual and SwiGLU in its epilogue) and cuBLASLt, timed "
       "on this GPU [{}]; prefill: cuBLASLt bf16 matmuls ({}); rooftop RMSNorm, RoPE with the cache write, argmax; "
-      "attention: {}, {}; decode steps {}",
+      "attention: {}, {}; KV cache {}; decode steps {}",
       chosen, algo, split_decode_ ? "the attention suite's split-KV decode kernel" : "a plain kernel for decode",
       fused_prefill_ok_ ? "its fused prefill kernel " + attention::config_name(prefill_config_) + " from an empty cache"
                         : "a plain kernel for prefill",
+      cache_.page ? fmt::format("paged, {} positions a page, pages shuffled", cache_.page) : std::string("contiguous"),
       decode_launch_ == Launch::graph ? fmt::format("replayed from a CUDA graph ({} nodes)", decode_graph_.nodes())
                                       : "launched eagerly");
 }
@@ -379,7 +419,9 @@ void CudaDecoder::queue_attention(std::int64_t per_seq, const void* k, const voi
     a.hkv = c.kv_heads;
     a.skv = max_context_;       // the bound the splits were chosen for
     a.skv_on_device = step + 1;  // the keys attended: the cache's length after this step
-    a.capacity = max_context_;
+    a.capacity = cache_.capacity;
+    a.block = cache_.page;
+    a.block_table = cache_.block_table;
     a.d = c.head_dim;
     a.q = q16_.get();
     a.k = k;
@@ -398,15 +440,16 @@ void CudaDecoder::queue_attention(std::int64_t per_seq, const void* k, const voi
     a.d = c.head_dim;
     a.causal = true;
     a.q = q16_.get();
-    a.k = k;
-    a.v = v;
+    // A contiguous cache is read in place; a paged one's rows were also written contiguously.
+    a.k = cache_.page ? k_rows_.get() : k;
+    a.v = cache_.page ? v_rows_.get() : v;
     a.o = attn_.get();
-    a.kv_capacity = max_context_;
+    a.kv_capacity = cache_.page ? 0 : cache_.capacity;
     a.o_token_major = true;
     attention::launch_prefill(a, prefill_config_);
   } else {
     kernels::attention(qkv_.as<float>(), k, v, attn_.get(), batch_, per_seq, step, c.heads, c.kv_heads, c.head_dim,
-                       max_context_);
+                       cache_);
   }
 }
 
@@ -414,7 +457,7 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
   const auto& c = w_.config;
   const std::int64_t rows = batch_ * per_seq, hidden = c.hidden, d = c.head_dim;
   const float eps = static_cast<float>(c.rms_eps);
-  const std::size_t cache_layer = static_cast<std::size_t>(batch_ * c.kv_heads * max_context_ * d) * 2;
+  const std::size_t cache_layer = static_cast<std::size_t>(batch_ * c.kv_heads * cache_.capacity * d) * 2;
   const auto* step = step_.as<std::int32_t>();
   const bool fused_q = (per_seq == 1 && split_decode_) || fused_prefill(per_seq);  // q in bf16 for the fused kernels
   using kernels::GemvEpilogue;
@@ -434,8 +477,10 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
     stage.emplace(timer, "qkv", li);
     project(qkv, rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store);
     stage.emplace(timer, "rope", li);
+    void* const kv_rows[2] = {k_rows_.get(), v_rows_.get()};
     kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, rope_table_.as<float>(), batch_,
-                            per_seq, step, c.heads, c.kv_heads, d, max_context_);
+                            per_seq, step, c.heads, c.kv_heads, d, cache_,
+                            cache_.page && fused_prefill(per_seq) ? kv_rows : nullptr);
     stage.emplace(timer, "attention", li);
     queue_attention(per_seq, kc, vc);
     stage.emplace(timer, "o_proj", li);

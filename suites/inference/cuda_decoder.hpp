@@ -13,6 +13,7 @@
 #include "devices/cuda/cublaslt_matmul.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "suites/attention/attention_cuda_prefill.cuh"
+#include "suites/inference/cuda_decoder_kernels.cuh"
 #include "suites/inference/cuda_gemv.cuh"
 #include "suites/inference/decoder.hpp"
 
@@ -24,8 +25,10 @@ class CudaStageTimer;
 class CudaDecoder final : public Decoder {
  public:
   // Throws PointSkipped for a dtype other than bf16 (fp8 weights come with their issue).
+  // `page`: 0 for a contiguous KV cache, 16 or 32 for a paged one (its blocks handed to the
+  // sequences in a seeded shuffled order, as an engine's allocator leaves them).
   CudaDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1,
-              Launch decode_launch = Launch::eager);
+              Launch decode_launch = Launch::eager, std::int64_t page = 0);
   ~CudaDecoder() override;
 
   void forward(std::span<const std::int32_t> tokens, std::int64_t tokens_per_seq, std::span<std::int32_t> next) override;
@@ -70,10 +73,12 @@ class CudaDecoder final : public Decoder {
 
   const DecoderWeights& w_;
   std::int64_t batch_, max_context_, layers_, length_ = 0, rows_ = 0;
+  kernels::CacheLayout cache_;  // capacity: max_context rounded up to whole pages
   Launch decode_launch_;
   StageRecorder* recorder_ = nullptr;
   std::unique_ptr<CudaStageTimer> stage_timer_;  // device events around each stage, while profiling
-  gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_, rope_table_, argmax_workspace_;
+  gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_, rope_table_, argmax_workspace_, block_table_;
+  gpu::DeviceBuffer k_rows_, v_rows_;  // a paged cache's prefill: k and v as the fused kernel reads them
   std::vector<Layer> layer_weights_;
   // step_: the cache length before the forward, after it, then the token ids; staged from
   // pinned host memory with one copy, so a graph's replay finds this step's values.

@@ -50,17 +50,26 @@ __global__ void rms_norm_kernel(const float* h, const float* w, __nv_bfloat16* o
     out[blockIdx.x * hidden + i] = __float2bfloat16(x[i] * inv * w[i]);
 }
 
-// A thread an item of row blockIdx.y: a rotary pair of q or k (rotated with the position's
+// Element offset of (b, g, pos)'s row of d in one layer's cache.
+__device__ inline std::int64_t cache_row(const CacheLayout& c, std::int64_t b, std::int64_t g, std::int64_t pos,
+                                         std::int64_t kv_heads, std::int64_t d) {
+  if (!c.page) return ((b * kv_heads + g) * c.capacity + pos) * d;
+  const std::int64_t block = c.block_table[b * (c.capacity / c.page) + pos / c.page];
+  return ((block * kv_heads + g) * c.page + pos % c.page) * d;
+}
+
+// A thread an item of row blockIdx.x: a rotary pair of q or k (rotated with the position's
 // cos/sin from the table, written back and to q_bf16 or the key cache), or an element of v
 // (to the value cache). Many blocks a row: a decode step's single row fills the GPU too.
 __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* vc, __nv_bfloat16* q16, const float2* table,
                                   std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads,
-                                  std::int64_t d, std::int64_t max_context) {
+                                  std::int64_t d, CacheLayout cache, __nv_bfloat16* k_rows, __nv_bfloat16* v_rows) {
   pdl_allow_next();
   pdl_wait();  // the previous kernel's outputs are this one's inputs
-  const std::int64_t row = blockIdx.y, b = row / tokens, t = row % tokens, pos = *start + t;
+  // Rows on x (up to 2^31 - 1: a long prompt times a batch), a row's items on y.
+  const std::int64_t row = blockIdx.x, b = row / tokens, t = row % tokens, pos = *start + t;
   const std::int64_t half = d / 2, pairs = (heads + kv_heads) * half;
-  const std::int64_t item = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const std::int64_t item = blockIdx.y * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   float* x = qkv + row * (heads + 2 * kv_heads) * d;
   if (item < pairs) {
     const std::int64_t head = item / half, i = item % half;
@@ -77,13 +86,21 @@ __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* 
         q[i + half] = __float2bfloat16(hi);
       }
     } else {
-      __nv_bfloat16* k = kc + ((b * kv_heads + head - heads) * max_context + pos) * d;
+      const std::int64_t g = head - heads;
+      __nv_bfloat16* k = kc + cache_row(cache, b, g, pos, kv_heads, d);
       k[i] = __float2bfloat16(lo);
       k[i + half] = __float2bfloat16(hi);
+      if (k_rows) {
+        __nv_bfloat16* kr = k_rows + ((b * kv_heads + g) * tokens + t) * d;
+        kr[i] = k[i];
+        kr[i + half] = k[i + half];
+      }
     }
   } else if (item < pairs + kv_heads * d) {
     const std::int64_t e = item - pairs, g = e / d, i = e % d;
-    vc[((b * kv_heads + g) * max_context + pos) * d + i] = __float2bfloat16(x[(heads + kv_heads) * d + e]);
+    const __nv_bfloat16 value = __float2bfloat16(x[(heads + kv_heads) * d + e]);
+    vc[cache_row(cache, b, g, pos, kv_heads, d) + i] = value;
+    if (v_rows) v_rows[((b * kv_heads + g) * tokens + t) * d + i] = value;
   }
 }
 
@@ -91,7 +108,7 @@ __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* 
 // online softmax. Plain, correct, and memory-bound on the cache for decode.
 __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, const __nv_bfloat16* vc, __nv_bfloat16* out,
                                  std::int64_t warps, std::int64_t tokens, const std::int32_t* start, std::int64_t heads,
-                                 std::int64_t kv_heads, std::int64_t d, std::int64_t max_context) {
+                                 std::int64_t kv_heads, std::int64_t d, CacheLayout cache) {
   pdl_allow_next();
   pdl_wait();  // the previous kernel's outputs are this one's inputs
   const std::int64_t warp = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
@@ -101,8 +118,6 @@ __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, cons
   const std::int64_t b = row / tokens, t = row % tokens, last = *start + t, g = h / (heads / kv_heads);
   const std::int64_t width = (heads + 2 * kv_heads) * d;
   const float* q = qkv + row * width + h * d;
-  const __nv_bfloat16* k = kc + (b * kv_heads + g) * max_context * d;
-  const __nv_bfloat16* v = vc + (b * kv_heads + g) * max_context * d;
   const float scale = rsqrtf(static_cast<float>(d));
   constexpr int kMaxPerLane = 8;  // head dims up to 256
   float qr[kMaxPerLane], acc[kMaxPerLane];
@@ -114,10 +129,11 @@ __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, cons
   }
   float m = -FLT_MAX, sum = 0;
   for (std::int64_t p = 0; p <= last; ++p) {
+    const std::int64_t row_at = cache_row(cache, b, g, p, kv_heads, d);
     float s = 0;
     for (int j = 0; j < per_lane; ++j) {
       const std::int64_t i = lane + 32 * j;
-      if (i < d) s += qr[j] * __bfloat162float(k[p * d + i]);
+      if (i < d) s += qr[j] * __bfloat162float(kc[row_at + i]);
     }
     for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
     s *= scale;
@@ -125,7 +141,7 @@ __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, cons
     sum = sum * corr + e;
     for (int j = 0; j < per_lane; ++j) {
       const std::int64_t i = lane + 32 * j;
-      acc[j] = acc[j] * corr + (i < d ? e * __bfloat162float(v[p * d + i]) : 0.0f);
+      acc[j] = acc[j] * corr + (i < d ? e * __bfloat162float(vc[row_at + i]) : 0.0f);
     }
     m = nm;
   }
@@ -209,20 +225,21 @@ void rms_norm(const float* h, const float* w, void* out, std::int64_t rows, std:
 }
 void rope_and_cache(float* qkv, void* k, void* v, void* q16, const float* table, std::int64_t batch, std::int64_t tokens,
                     const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
-                    std::int64_t max_context) {
+                    const CacheLayout& cache, void* const* kv_rows) {
   const std::int64_t items = (heads + kv_heads) * (d / 2) + kv_heads * d;
-  launch_pdl(rope_cache_kernel, dim3(blocks_for(items), static_cast<unsigned>(batch * tokens)), kThreads, 0,
+  launch_pdl(rope_cache_kernel, dim3(static_cast<unsigned>(batch * tokens), blocks_for(items)), kThreads, 0,
       qkv, static_cast<__nv_bfloat16*>(k), static_cast<__nv_bfloat16*>(v), static_cast<__nv_bfloat16*>(q16),
-      reinterpret_cast<const float2*>(table), tokens, start, heads, kv_heads, d, max_context);
+      reinterpret_cast<const float2*>(table), tokens, start, heads, kv_heads, d, cache,
+      kv_rows ? static_cast<__nv_bfloat16*>(kv_rows[0]) : nullptr, kv_rows ? static_cast<__nv_bfloat16*>(kv_rows[1]) : nullptr);
   ROOFTOP_GPU_CHECK_LAUNCH("rope_and_cache");
 }
 void attention(const float* qkv, const void* k, const void* v, void* out, std::int64_t batch, std::int64_t tokens,
                const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
-               std::int64_t max_context) {
+               const CacheLayout& cache) {
   const std::int64_t warps = batch * tokens * heads;
   launch_pdl(attention_kernel, static_cast<unsigned>((warps * 32 + kThreads - 1) / kThreads), kThreads, 0,
       qkv, static_cast<const __nv_bfloat16*>(k), static_cast<const __nv_bfloat16*>(v), static_cast<__nv_bfloat16*>(out),
-      warps, tokens, start, heads, kv_heads, d, max_context);
+      warps, tokens, start, heads, kv_heads, d, cache);
   ROOFTOP_GPU_CHECK_LAUNCH("attention");
 }
 void swiglu(const float* gu, void* act, std::int64_t rows, std::int64_t inter) {
@@ -238,12 +255,16 @@ void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int
   ROOFTOP_GPU_CHECK_LAUNCH("argmax");
 }
 bool pdl_enabled() {
+#if defined(__HIPCC__)
+  return false;
+#endif
   static const bool enabled = [] {
     if (const char* v = std::getenv("ROOFTOP_PDL"); v && std::string(v) == "0") return false;
-    int device = 0, major = 0;
-    ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
-    ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    return major >= 9;
+    // The code that runs must have the waits: a build without sm_90 code, compiled from older
+    // PTX on a Hopper GPU, has them compiled out.
+    cudaFuncAttributes attributes{};
+    ROOFTOP_GPU_CHECK(cudaFuncGetAttributes(&attributes, rms_norm_kernel));
+    return attributes.ptxVersion >= 90 && attributes.binaryVersion >= 90;
   }();
   return enabled;
 }

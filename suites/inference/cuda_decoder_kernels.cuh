@@ -7,6 +7,16 @@
 
 namespace rooftop::inference::kernels {
 
+// Where the decoder's cache keeps sequence b's position p for KV head g (one layer's keys
+// or values): contiguous, [batch][kv head][capacity][d]; or paged, [blocks][kv head][page]
+// [d] with sequence b's page i at block block_table[b * (capacity / page) + i], as a
+// serving engine allocates its cache.
+struct CacheLayout {
+  std::int64_t capacity = 0;  // positions a sequence's cache holds (a multiple of page)
+  std::int64_t page = 0;      // 0: contiguous
+  const std::int32_t* block_table = nullptr;  // on the device
+};
+
 // h[r] = embedding[tokens[r]] (bf16 -> fp32).
 void embed(const std::int32_t* tokens, const void* embedding, float* h, std::int64_t rows, std::int64_t hidden);
 // out[r] = bf16(h[first + r * stride] * rsqrt(mean(h^2) + eps) * weight), one block a row.
@@ -16,18 +26,20 @@ void rms_norm(const float* h, const float* weight, void* out, std::int64_t rows,
 // once (a decode step's RoPE then reads 2 floats a pair instead of computing them).
 std::vector<float> rope_table(std::int64_t positions, std::int64_t d, double theta);
 // Rotary embedding on q and k of every row (rotate-half pairs i, i + d/2, the angles from
-// rope_table on the device), then k and v into the cache [batch][kv head][max_context][d] at
+// rope_table on the device), then k and v into the cache (`cache`'s layout) at
 // position *start + t; the rotated q also to q_bf16 [batch][heads][tokens][d] when not null
 // (the fused attention kernels' input). `start` is on the device, so a captured graph
 // replays at a growing position.
+// `kv_rows`, when not null: k and v also to [batch][kv head][tokens][d] (a paged cache's
+// prefill hands the fused kernel contiguous rows), kv_rows[0] the keys, kv_rows[1] the values.
 void rope_and_cache(float* qkv, void* k_cache, void* v_cache, void* q_bf16, const float* table, std::int64_t batch,
                     std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads,
-                    std::int64_t d, std::int64_t max_context);
+                    std::int64_t d, const CacheLayout& cache, void* const* kv_rows = nullptr);
 // Causal GQA attention of each new token over the cache (online softmax, fp32), out bf16:
 // the plain path, for head dims and groups the fused kernels lack.
 void attention(const float* qkv, const void* k_cache, const void* v_cache, void* out, std::int64_t batch,
                std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
-               std::int64_t max_context);
+               const CacheLayout& cache);
 // act = bf16(silu(gate) * up), gate_up [rows][2 * inter].
 void swiglu(const float* gate_up, void* act, std::int64_t rows, std::int64_t inter);
 // next[b] = argmax of logits[b] (the lowest index among equals), many blocks a row. The

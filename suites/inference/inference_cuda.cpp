@@ -8,10 +8,12 @@ namespace rooftop::inference {
 namespace {
 
 const RegisterImplementation kInferenceCuda("inference", "cuda", [](const Problem& p, const SetupContext& setup) {
-  const Launch launch = shape_of(p).launch == "graph" ? Launch::graph : Launch::eager;
+  const auto shape = shape_of(p);
+  const Launch launch = shape.launch == "graph" ? Launch::graph : Launch::eager;
   return std::make_unique<InferenceInstance>(
-      p, setup.seed, [launch](const DecoderWeights& w, std::int64_t batch, std::int64_t context, std::int64_t layers) {
-        return std::make_unique<CudaDecoder>(w, batch, context, layers, launch);
+      p, setup.seed, [launch, page = shape.page](const DecoderWeights& w, std::int64_t batch, std::int64_t context,
+                                                 std::int64_t layers) {
+        return std::make_unique<CudaDecoder>(w, batch, context, layers, launch, page);
       });
 });
 

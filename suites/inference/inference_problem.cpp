@@ -61,11 +61,21 @@ InferenceShape parse_inference_shape(std::string_view text) {
                                   "e.g. llama-3.2-1b:decode:1x512:graph", whole, why));
   };
   InferenceShape s;
-  for (const char* launch : {"eager", "graph"})
-    if (text.size() > std::strlen(launch) + 1 && text.ends_with(launch) && text[text.size() - std::strlen(launch) - 1] == ':') {
-      s.launch = launch;
-      text.remove_suffix(std::strlen(launch) + 1);
+  // Options after the sizes, each once: the launch mode, the cache's pages.
+  for (bool found = true; found;) {
+    found = false;
+    for (const char* option : {"eager", "graph", "paged16", "paged32"}) {
+      const std::size_t n = std::strlen(option);
+      if (text.size() <= n + 1 || !text.ends_with(option) || text[text.size() - n - 1] != ':') continue;
+      const bool launch = option[0] != 'p';
+      if (launch ? !s.launch.empty() : s.page != 0)
+        throw usage(fmt::format("it names its {} twice (':{}' and another)", launch ? "launch mode" : "cache", option));
+      if (launch) s.launch = option;
+      else s.page = option[5] == '1' ? 16 : 32;
+      text.remove_suffix(n + 1);
+      found = true;
     }
+  }
   // A config path may hold ':' only before the scenario: split from the right.
   const auto last = text.rfind(':');
   const auto mid = last == std::string_view::npos || last == 0 ? std::string_view::npos : text.rfind(':', last - 1);
@@ -74,7 +84,7 @@ InferenceShape parse_inference_shape(std::string_view text) {
   const auto scenario = text.substr(mid + 1, last - mid - 1);
   const auto sizes = text.substr(last + 1);
   if (sizes.empty() || sizes[0] < '0' || sizes[0] > '9')
-    throw usage(fmt::format("'{}' is neither sizes nor a launch mode (eager, graph)", sizes));
+    throw usage(fmt::format("'{}' is neither sizes nor an option (eager, graph, paged16, paged32)", sizes));
   const auto dims = split(sizes, 'x');
   std::vector<std::int64_t> v;
   for (auto d : dims) {
@@ -173,6 +183,9 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   if (!gpu && !s.launch.empty())
     throw InputError(fmt::format("inference shape with ':{}': the launch mode is a GPU axis; leave it out for --backend {}",
                                  s.launch, backend));
+  if (!gpu && s.page)
+    throw InputError(fmt::format("inference shape with ':paged{}': the paged cache is a GPU axis; leave it out for --backend {}",
+                                 s.page, backend));
   const std::string launch = gpu && s.scenario != Scenario::prefill ? (s.launch.empty() ? "graph" : s.launch) : "";
   Problem p;
   p.family = "inference";
@@ -183,12 +196,14 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
     case Scenario::decode: p.shape = fmt::format("{}_decode_b{}_c{}", m.name, s.batch, s.context); break;
     case Scenario::generate: p.shape = fmt::format("{}_generate_b{}_p{}_g{}", m.name, s.batch, s.prompt, s.generate); break;
   }
+  if (s.page) p.shape += fmt::format("_paged{}", s.page);
   if (!launch.empty()) p.shape += "_" + launch;
   p.params = {{"model", s.model}, {"scenario", scenario_name(s.scenario)}, {"batch", s.batch},
               {"prompt", s.prompt}, {"context", s.context}, {"generate", s.generate},
               {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden},
               {"weights", checkpoint_files(s.model).empty() ? "random (seeded)" : "checkpoint " + s.model}};
   if (!launch.empty()) p.params["launch"] = launch;
+  if (s.page) p.params["kv_cache_page"] = s.page;
   // The tokens one timed iteration yields (a prefill's prompt, a decode step's batch, a
   // generation's output): the harness's joules per token divide by it.
   p.params["tokens_per_iteration"] = s.scenario == Scenario::prefill  ? s.batch * s.prompt
@@ -215,6 +230,7 @@ InferenceShape shape_of(const Problem& p) {
   s.context = p.params.at("context").get<std::int64_t>();
   s.generate = p.params.at("generate").get<std::int64_t>();
   s.launch = p.params.value("launch", "");
+  s.page = p.params.value("kv_cache_page", std::int64_t{0});
   return s;
 }
 

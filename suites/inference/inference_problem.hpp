@@ -26,10 +26,13 @@ struct InferenceShape {
   // How a GPU queues a decode step: "eager" (a launch a kernel) or "graph" (one CUDA graph
   // replay); empty where it does not apply (the CPU, a prefill).
   std::string launch;
+  // A GPU's KV cache: 0 contiguous, 16 or 32 paged (positions a page).
+  std::int64_t page = 0;
 };
 
-// MODEL:prefill:BxP | MODEL:decode:BxC[:LAUNCH] | MODEL:generate:BxPxG[:LAUNCH], LAUNCH eager
-// or graph; MODEL is a shipped name or a config.json path. Throws InputError.
+// MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, then on a GPU optionally
+// :eager or :graph (decode and generate) and :paged16 or :paged32, in either order; MODEL is
+// a shipped name or a config.json path. Throws InputError.
 InferenceShape parse_inference_shape(std::string_view text);
 
 // The work of the whole scenario as one sample times it: a prefill and its first token; one

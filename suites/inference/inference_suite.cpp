@@ -19,8 +19,8 @@ Family make_inference_family() {
   f.measurement = Measurement::scenario;
   f.dtypes = {Dtype::fp32, Dtype::bf16, Dtype::fp8};  // the CPU runs fp32 and bf16
   f.shape_dtypes = {Dtype::bf16};
-  f.shape_syntax = "MODEL:prefill:BxP | MODEL:decode:BxC[:eager|:graph] | MODEL:generate:BxPxG[:eager|:graph] (MODEL: a "
-                   "shipped name or config.json; a GPU's decode steps from a CUDA graph unless eager)";
+  f.shape_syntax = "MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, on a GPU then [:eager|:graph] (decode "
+                   "steps from a CUDA graph unless eager) [:paged16|:paged32] (MODEL: a shipped name or config.json)";
   f.shape_points = [](std::string_view shape, Dtype dtype, const PlanContext& c) {
     return std::vector<Problem>{make_inference_problem(parse_inference_shape(shape), dtype, c.backend)};
   };
