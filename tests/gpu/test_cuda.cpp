@@ -321,11 +321,13 @@ TEST_CASE("inference: the GEMV matches a double-precision product in every epilo
 namespace {
 
 // Two decoders of the same weights fed the same prompt, then each its own greedy tokens:
-// the tokens agree wherever the first's top-2 logit gap is wider than the logits'
-// tolerance (a near tie may go either way: then both go on with the first's token), and the
-// logits agree within 1e-3 of the largest.
+// the logits agree within `tolerance` of the largest, and the tokens wherever the first's
+// top-2 gap is wider than twice that (a near tie may go either way: both go on with the
+// first's token). The same kernels on the same data agree within 1e-3 (a library may sum in
+// another order); kernels that sum in another order round the bf16 activations differently
+// here and there, so they are held to the dtype's logit bound.
 void same_generation(inference::Decoder& first, inference::Decoder& second, std::int64_t batch, std::int64_t prompt,
-                     std::int64_t steps, std::uint64_t seed) {
+                     std::int64_t steps, std::uint64_t seed, double tolerance = 1e-3) {
   std::vector<std::int32_t> tokens(static_cast<std::size_t>(batch * prompt));
   for (std::size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<std::int32_t>((seed + i * 7919) % 4096);
   std::vector<std::int32_t> a(static_cast<std::size_t>(batch)), b(a);
@@ -343,12 +345,12 @@ void same_generation(inference::Decoder& first, inference::Decoder& second, std:
       const float d = std::fabs(la[i] - lb[i]);
       if (!(d <= diff)) diff = d;  // NaN in either stays NaN and fails below
     }
-    REQUIRE(diff <= 1e-3f * scale);
+    REQUIRE(diff <= tolerance * scale);
     for (std::int64_t q = 0; q < batch; ++q) {
       const float* row = la.data() + static_cast<std::size_t>(q) * vocab;
       std::vector<float> sorted(row, row + vocab);
       std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<>());
-      if (sorted[0] - sorted[1] > 2e-3f * scale) CHECK(a[static_cast<std::size_t>(q)] == b[static_cast<std::size_t>(q)]);
+      if (sorted[0] - sorted[1] > 2 * tolerance * scale) CHECK(a[static_cast<std::size_t>(q)] == b[static_cast<std::size_t>(q)]);
     }
     if (s == steps) break;
     b = a;  // both continue from the first's tokens
@@ -404,7 +406,8 @@ TEST_CASE("inference: a cache of 4096 positions (many splits, most of them empty
   const std::int64_t batch = 1, prompt = 20, steps = 40;
   inference::CudaDecoder few(w, batch, prompt + steps, -1, inference::Launch::eager);
   inference::CudaDecoder many(w, batch, 4096, -1, inference::Launch::graph);
-  same_generation(few, many, batch, prompt, steps, fresh_seed());
+  // One split against up to 64: the partials merge in another order.
+  same_generation(few, many, batch, prompt, steps, fresh_seed(), inference::logit_tolerance(Dtype::bf16));
 }
 
 int main(int argc, char** argv) {
