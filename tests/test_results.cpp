@@ -7,11 +7,13 @@
 #include <chrono>
 
 #include <iterator>
+#include <optional>
 #include <thread>
 #include <filesystem>
 #include <fstream>
 
 #include "harness/atomic_file.hpp"
+#include "harness/energy_window.hpp"
 #include "harness/errors.hpp"
 #include "harness/results.hpp"
 
@@ -123,6 +125,48 @@ TEST_CASE("energy: the board's mean power over the repetitions, joules an iterat
   auto bad = j;
   bad["results"][0]["samples"]["energy_j"][0] = -1;
   CHECK_THROWS_WITH(results_from_json(bad, "r.json"), Catch::Contains("samples.energy_j[0]"));
+}
+
+namespace {
+// A backend whose energy counter reads the values given, one a call (none: no counter).
+class CountingBackend final : public Backend {
+ public:
+  explicit CountingBackend(std::vector<std::optional<double>> readings) : readings_(std::move(readings)) {}
+  std::string name() const override { return "test"; }
+  std::string summary() const override { return "test"; }
+  nlohmann::ordered_json properties() const override { return nlohmann::ordered_json::object(); }
+  std::string fingerprint() const override { return "test-0"; }
+  double clock_mhz() const override { return 0; }
+  std::optional<double> energy_j() const override { return readings_.at(next_++); }
+  DeviceProfile characterize(const CharacterizeOptions&, std::ostream&) const override { return {}; }
+  double available_memory_bytes() const override { return 0; }
+
+ private:
+  std::vector<std::optional<double>> readings_;
+  mutable std::size_t next_ = 0;
+};
+
+Sample drawn_over(const Backend& b) {
+  const EnergyWindow window(b);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  Sample s;
+  window.close(s);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("a repetition's energy: the counter's difference over the repetition's wall time, or nothing", "[results]") {
+  const auto measured = drawn_over(CountingBackend({1000.0, 1030.5}));
+  CHECK(measured.energy_j == 30.5);
+  CHECK(measured.wall_s >= 0.002);
+  CHECK(measured.wall_s < 1);
+  // No counter, a reading that failed, a counter that went back (the driver reloaded): not measured.
+  for (const auto& readings : std::vector<std::vector<std::optional<double>>>{
+           {std::nullopt, std::nullopt}, {1000.0, std::nullopt}, {1000.0, 10.0}}) {
+    const auto s = drawn_over(CountingBackend(readings));
+    CHECK(s.energy_j == 0);
+    CHECK(s.wall_s == 0);
+  }
 }
 
 TEST_CASE("bad results files name the file and the field", "[results]") {
