@@ -5,7 +5,7 @@
 #
 # usage: ci/gpu-session.sh BUNDLE.tar.gz STEP...
 #   steps: tests tests-attention tests-collectives collectives order ranks quick-collectives info characterize
-#          smoke quick bare bare-paused baseline aa gate attention inference inference-baseline
+#          smoke quick bare bare-paused baseline aa gate attention inference inference-fp8 inference-baseline
 set -uo pipefail
 bundle=${1:?usage: gpu-session.sh BUNDLE.tar.gz STEP...}
 shift
@@ -84,6 +84,15 @@ for step in "$@"; do
         "$bin/rooftop" run --suite inference --backend cuda --tier $tier "${extra[@]}" \
           --out "$out/cuda-$tier-inference.json" > "$out/cuda-$tier-inference.log" 2>&1
         echo "$tier tier: exit $?"; grep -vE '^[^ ]+\.[a-z_]+ ' "$out/cuda-$tier-inference.log" | tail -25 | cut -c1-150
+      done ;;
+    inference-fp8)  # issue 17's fp8 weights: the decoder's GPU tests, then fp8 beside bf16 on the same points
+      "$bin/rooftop_gpu_tests" "[inference]" --durations yes 2>&1 | tail -12 | tee "$out/gpu-tests-inference-fp8.txt"
+      for dtype in fp8 bf16; do
+        shapes=llama-3.2-1b:prefill:1x512,llama-3.2-1b:decode:1x512:graph,llama-3.1-8b:decode:1x512:graph
+        shapes+=,llama-3.1-8b:prefill:1x2048,llama-3.1-8b:decode:64x2048:graph
+        "$bin/rooftop" run --suite inference --backend cuda --dtype $dtype --shape $shapes \
+          --out "$out/cuda-inference-$dtype.json" > "$out/cuda-inference-$dtype.log" 2>&1
+        echo "$dtype: exit $?"; grep -vE '^[^ ]+\.[a-z_]+ ' "$out/cuda-inference-$dtype.log" | tail -14 | cut -c1-150
       done ;;
     inference-baseline)  # the quick tier twice (no stages): the first promoted, the second gated
       for round in 1 2; do

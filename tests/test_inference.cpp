@@ -7,7 +7,9 @@
 #include <cmath>
 #include <filesystem>
 
+#include "harness/dtype_facts.hpp"
 #include "harness/errors.hpp"
+#include "harness/fp8.hpp"
 #include "harness/gate.hpp"
 #include "harness/random_fill.hpp"
 #include "suites/inference/cpu_decoder.hpp"
@@ -196,4 +198,64 @@ TEST_CASE("a checkpoint folder's safetensors weights load into the decoder, and 
   CHECK_THROWS_WITH(load_decoder_weights(config, Dtype::fp32, checkpoint_files(dir.string())),
                     Catch::Contains("mlp.up_proj.weight' has shape [384, 256], the model config needs [768, 256]"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("fp8 weights: each matrix scaled to e4m3's 448, every input scale calibrated, close to bf16", "[inference]") {
+  const auto config = load_model_config("tiny");
+  const std::uint64_t seed = Catch::rngSeed() * 7919 + 17;  // fresh weights each run
+  const auto bf16 = random_decoder_weights(config, Dtype::bf16, seed);
+  const auto fp8 = random_decoder_weights(config, Dtype::fp8, seed);
+  REQUIRE(fp8.dtype == Dtype::fp8);
+  CHECK(fp8.embedding == bf16.embedding);  // the gather stays bf16
+  REQUIRE(fp8.lm_head.size() == static_cast<std::size_t>(config.vocab * config.hidden));  // a tied head's e4m3 copy
+  // A matrix's largest magnitude is 448 x its scale; each weight within half an e4m3 step of
+  // its bf16 value (relative 2^-4, or the subnormal step 2^-9 x scale).
+  const auto check_matrix = [](const std::vector<std::uint8_t>& q, const std::vector<std::uint8_t>& wide, Fp8Scales s) {
+    REQUIRE(q.size() * 2 == wide.size());
+    CHECK(s.weight > 0);
+    CHECK(std::isfinite(s.input));
+    CHECK(s.input > 0);
+    double amax = 0, worst = 0;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      const double v = fp8_e4m3_to_float(q[i]);
+      const double want = load_element(Dtype::bf16, wide.data(), i) / s.weight;
+      amax = std::max(amax, std::fabs(v));
+      worst = std::max(worst, std::fabs(v - want) / std::max(std::fabs(want) * 0.0625, std::ldexp(1.0, -9)));
+    }
+    CHECK(amax == 448);
+    CHECK(worst <= 1.0 + 1e-6);
+  };
+  for (std::size_t l = 0; l < fp8.layers.size(); ++l) {
+    INFO("layer " << l);
+    const auto &q = fp8.layers[l], &b = bf16.layers[l];
+    check_matrix(q.qkv, b.qkv, q.qkv_scale);
+    check_matrix(q.o, b.o, q.o_scale);
+    check_matrix(q.gate_up, b.gate_up, q.gate_up_scale);
+    check_matrix(q.down, b.down, q.down_scale);
+  }
+  check_matrix(fp8.lm_head, bf16.embedding, fp8.head_scale);
+  // The quantised model computes nearly what bf16 does: logits within a few percent.
+  std::vector<std::int32_t> tokens{3, 141, 59, 26, 53};
+  const auto ref = reference_logits(bf16, tokens), got = reference_logits(fp8, tokens);
+  double scale = 0, worst = 0;
+  for (std::size_t v = 0; v < ref.size(); ++v) {
+    scale = std::max(scale, std::fabs(ref[v]));
+    worst = std::max(worst, std::fabs(got[v] - ref[v]));
+  }
+  CHECK(std::isfinite(worst));
+  CHECK(worst > 0);  // quantised: not the same numbers
+  CHECK(worst < 0.15 * scale);
+  // The CPU decoder says that fp8 is the GPU's.
+  CHECK_THROWS_AS(CpuDecoder(fp8, 1, 16), PointSkipped);
+}
+
+TEST_CASE("fp8 inference work: weights at a byte, the cache and activations in bf16", "[inference]") {
+  const auto s = parse_inference_shape("llama-3.1-8b:decode:1x512");
+  const auto m = load_model_config("llama-3.1-8b");
+  const auto bf16 = make_inference_problem(s, Dtype::bf16, "cuda"), fp8 = make_inference_problem(s, Dtype::fp8, "cuda");
+  const double cache = 513.0 * m.kv_bytes_per_token_layer(2) * static_cast<double>(m.layers);
+  CHECK(bf16.work.bytes - fp8.work.bytes == Approx(m.matmul_parameters()).epsilon(1e-9));
+  CHECK(fp8.work.bytes > m.matmul_parameters() + cache);
+  CHECK(fp8.work.flops == bf16.work.flops);
+  CHECK(fp8.shape == bf16.shape);
 }

@@ -61,7 +61,8 @@ CublasLtMatmul::CublasLtMatmul(Dtype dtype, std::int64_t m, std::int64_t n, std:
 }
 
 CublasLtMatmul::CublasLtMatmul(Dtype dtype, const MatmulShape& shape) : dtype_(dtype) {
-  if (dtype != Dtype::bf16 && dtype != Dtype::fp16) throw PointSkipped("batched products here take bf16 or fp16");
+  if (dtype != Dtype::bf16 && dtype != Dtype::fp16 && !(dtype == Dtype::fp8 && shape.batch == 1))
+    throw PointSkipped("products on the caller's buffers take bf16 or fp16, or fp8 unbatched");
   setup(shape);
 }
 

@@ -24,7 +24,9 @@ class CublasLtMatmul {
  public:
   // Throws PointSkipped where the GPU lacks the dtype or cuBLASLt has no algorithm.
   CublasLtMatmul(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k);
-  // On the caller's buffers (execute_on), batched; D in the input type for bf16 and fp16.
+  // On the caller's buffers (execute_on), batched; D in the input type for bf16 and fp16
+  // (bf16 for fp8, which takes no batch) unless d_fp32. fp8's per-tensor scales are 1: a
+  // caller folds its own into alpha.
   CublasLtMatmul(Dtype dtype, const MatmulShape& shape);
   CublasLtMatmul(const CublasLtMatmul&) = delete;
   CublasLtMatmul& operator=(const CublasLtMatmul&) = delete;

@@ -56,6 +56,9 @@ CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t
     : w_(w), batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
       engine_(std::make_unique<Engine>()) {
+  if (w.dtype != Dtype::fp32 && w.dtype != Dtype::bf16)
+    throw PointSkipped(fmt::format("the CPU decoder runs fp32 and bf16, not {} (fp8 weights are the CUDA backend's)",
+                                   dtype_name(w.dtype)));
   const auto& c = w.config;
   const std::size_t elem = input_size(w.dtype);
   const auto cache = static_cast<std::size_t>(layers_ * batch * c.kv_heads * max_context * c.head_dim);

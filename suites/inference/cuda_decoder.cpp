@@ -10,6 +10,7 @@
 #include "harness/stage_trace.hpp"
 #include "suites/attention/attention_cuda_decode.cuh"
 #include "suites/inference/cuda_decoder_kernels.cuh"
+#include "suites/inference/reference_decoder.hpp"
 
 namespace rooftop::inference {
 namespace {
@@ -112,8 +113,9 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
                          Launch decode_launch, std::int64_t page)
     : w_(w), batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
-      decode_launch_(decode_launch) {
-  if (w.dtype != Dtype::bf16) throw PointSkipped("the CUDA decoder runs bf16 (fp8 weights are not here yet)");
+      decode_launch_(decode_launch), fp8_(w.dtype == Dtype::fp8) {
+  if (w.dtype != Dtype::bf16 && !fp8_)
+    throw PointSkipped(fmt::format("the CUDA decoder runs bf16 and fp8, not {}", dtype_name(w.dtype)));
   const auto& c = w.config;
   embedding_ = upload(w.embedding);
   head_ = w.lm_head.empty() ? gpu::DeviceBuffer() : upload(w.lm_head);
@@ -180,31 +182,46 @@ bool CudaDecoder::swiglu_in_gate_up(std::int64_t per_seq) const {
   const auto& c = w_.config;
   const std::int64_t rows = batch_ * per_seq;
   const bool chosen = rows != batch_ || decode_choice_.empty() || decode_choice_[gate_up].gemv;
-  return chosen && kernels::gemv_fits(rows, 2 * c.intermediate, c.hidden, kernels::GemvEpilogue::swiglu);
+  return chosen && kernels::gemv_fits(rows, 2 * c.intermediate, c.hidden, kernels::GemvEpilogue::swiglu, fp8_);
 }
 
 void CudaDecoder::project(Projection p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w,
-                          void* y, kernels::GemvEpilogue epilogue) {
+                          void* y, kernels::GemvEpilogue epilogue, const Fp8Scales& scales, float act_inverse) {
   using kernels::GemvEpilogue;
   const ProjectionChoice* choice = rows == batch_ && !decode_choice_.empty() ? &decode_choice_[p] : nullptr;
-  if (kernels::gemv_fits(rows, n, k, epilogue) && (!choice || choice->gemv))
-    return kernels::gemv(x, w, y, rows, n, k, epilogue, choice ? choice->config : kernels::GemvConfig{});
-  if (epilogue == GemvEpilogue::swiglu) {  // the matmul, then the SwiGLU kernel
-    matmul(rows, n, k).execute_on(x, w, gate_up_.get());
-    return kernels::swiglu(gate_up_.as<float>(), y, rows, n / 2);
+  if (kernels::gemv_fits(rows, n, k, epilogue, fp8_) && (!choice || choice->gemv)) {
+    const kernels::GemvFp8 scaled{alpha_of(scales), act_inverse};
+    return kernels::gemv(x, w, y, rows, n, k, epilogue, choice ? choice->config : kernels::GemvConfig{},
+                         fp8_ ? &scaled : nullptr);
   }
-  matmul(rows, n, k).execute_on(x, w, y, 1, epilogue == GemvEpilogue::accumulate ? 1.0f : 0.0f);
+  if (epilogue == GemvEpilogue::swiglu) {  // the matmul, then the SwiGLU kernel
+    matmul(rows, n, k).execute_on(x, w, gate_up_.get(), alpha_of(scales));
+    return kernels::swiglu(gate_up_.as<float>(), y, rows, n / 2, act_inverse);
+  }
+  matmul(rows, n, k).execute_on(x, w, y, alpha_of(scales), epilogue == GemvEpilogue::accumulate ? 1.0f : 0.0f);
 }
+
+float CudaDecoder::inverse_of(const Fp8Scales& s) const { return fp8_ ? fp8_inverse_scale(s.input) : 0.0f; }
+float CudaDecoder::alpha_of(const Fp8Scales& s) const { return fp8_ ? s.input * s.weight : 1.0f; }
 
 void CudaDecoder::tune_decode_projections() {
   using kernels::GemvEpilogue;
   const auto& c = w_.config;
   const std::int64_t m = batch_, h = c.hidden, q = c.heads * c.head_dim, in = c.intermediate;
-  // Seeded inputs: timing on zeros (fresh allocations) can flatter a kernel.
-  kernels::fill_bf16(xn_.get(), m * h, 11, -1, 1);
-  kernels::fill_bf16(attn_.get(), m * q, 12, -1, 1);
-  kernels::fill_bf16(act_.get(), m * in, 13, -1, 1);
+  // Seeded inputs: timing on zeros (fresh allocations) can flatter a kernel. fp8 inputs are
+  // quantised from bf16 ones (random bytes would hold NaNs).
+  if (fp8_) {
+    kernels::fill_bf16(gate_up_.get(), m * std::max({h, q, in}), 11, -1, 1);
+    kernels::quantize_e4m3(gate_up_.get(), xn_.get(), m * h, 1);
+    kernels::quantize_e4m3(gate_up_.get(), x8_.get(), m * q, 1);
+    kernels::quantize_e4m3(gate_up_.get(), act_.get(), m * in, 1);
+  } else {
+    kernels::fill_bf16(xn_.get(), m * h, 11, -1, 1);
+    kernels::fill_bf16(attn_.get(), m * q, 12, -1, 1);
+    kernels::fill_bf16(act_.get(), m * in, 13, -1, 1);
+  }
   const void* head = head_.get() ? head_.get() : embedding_.get();
+  const Fp8Scales unit{1, 1};
   struct Shape {
     const char* name;
     std::int64_t n, k;
@@ -214,7 +231,7 @@ void CudaDecoder::tune_decode_projections() {
   };
   const Shape shapes[kProjections] = {
       {"qkv", c.qkv_width(), h, xn_.get(), qkv_.get(), GemvEpilogue::store},
-      {"o_proj", h, q, attn_.get(), h_.get(), GemvEpilogue::accumulate},
+      {"o_proj", h, q, fp8_ ? x8_.get() : attn_.get(), h_.get(), GemvEpilogue::accumulate},
       {"gate_up", 2 * in, h, xn_.get(), act_.get(), GemvEpilogue::swiglu},
       {"down", h, in, act_.get(), h_.get(), GemvEpilogue::accumulate},
       {"lm_head", c.vocab, h, xn_.get(), logits_.get(), GemvEpilogue::store},
@@ -254,16 +271,19 @@ void CudaDecoder::tune_decode_projections() {
       double best_us = time_us([&](const void* w) {  // cuBLASLt, and the SwiGLU kernel where its epilogue has none
         if (s.epilogue == GemvEpilogue::swiglu) {
           matmul(m, s.n, s.k).execute_on(s.x, w, gate_up_.get());
-          kernels::swiglu(gate_up_.as<float>(), s.y, m, s.n / 2);
+          kernels::swiglu(gate_up_.as<float>(), s.y, m, s.n / 2, inverse_of(unit));
         } else {
           matmul(m, s.n, s.k).execute_on(s.x, w, s.y, 1, s.epilogue == GemvEpilogue::accumulate ? 1.0f : 0.0f);
         }
       });
       best.gemv = false;
       std::string tried = fmt::format("cuBLASLt {:.1f}", best_us);
-      if (kernels::gemv_fits(m, s.n, s.k, s.epilogue))
+      const kernels::GemvFp8 scaled{1, inverse_of(unit)};
+      if (kernels::gemv_fits(m, s.n, s.k, s.epilogue, fp8_))
         for (const auto& config : kernels::gemv_configs()) {
-          const double us = time_us([&](const void* w) { kernels::gemv(s.x, w, s.y, m, s.n, s.k, s.epilogue, config); });
+          const double us = time_us([&](const void* w) {
+            kernels::gemv(s.x, w, s.y, m, s.n, s.k, s.epilogue, config, fp8_ ? &scaled : nullptr);
+          });
           tried += fmt::format(", {} {:.1f}", kernels::gemv_config_name(config), us);
           if (us < best_us) {
             best_us = us;
@@ -292,7 +312,7 @@ gpu::CublasLtMatmul& CudaDecoder::matmul(std::int64_t m, std::int64_t n, std::in
     s.k = k;
     s.b_stored_nk = true;
     s.d_fp32 = true;
-    slot = std::make_unique<gpu::CublasLtMatmul>(Dtype::bf16, s);
+    slot = std::make_unique<gpu::CublasLtMatmul>(w_.dtype, s);
   }
   return *slot;
 }
@@ -304,7 +324,8 @@ void CudaDecoder::ensure_rows(std::int64_t rows) {
   // Allocated first, then kept: a failed allocation leaves the old buffers and rows_ as they were.
   gpu::DeviceBuffer step(static_cast<std::size_t>(2 + rows) * 4), h(bytes(c.hidden, 4)), xn(bytes(c.hidden, 2)),
       qkv(bytes(c.qkv_width(), 4)), q16(bytes(c.heads * c.head_dim, 2)), attn(bytes(c.heads * c.head_dim, 2)),
-      gate_up(bytes(2 * c.intermediate, 4)), act(bytes(c.intermediate, 2));
+      gate_up(bytes(2 * c.intermediate, 4)), act(bytes(c.intermediate, 2)),
+      x8(fp8_ ? bytes(c.heads * c.head_dim, 1) : 0);
   gpu::DeviceBuffer k_rows, v_rows;
   if (cache_.page) {
     k_rows = gpu::DeviceBuffer(bytes(c.kv_heads * c.head_dim, 2));
@@ -321,6 +342,7 @@ void CudaDecoder::ensure_rows(std::int64_t rows) {
   attn_ = std::move(attn);
   gate_up_ = std::move(gate_up);
   act_ = std::move(act);
+  x8_ = std::move(x8);
   k_rows_ = std::move(k_rows);
   v_rows_ = std::move(v_rows);
   rows_ = rows;
@@ -331,7 +353,7 @@ void CudaDecoder::prepare_rows(std::int64_t rows) {
   ensure_rows(rows);
   // The matmuls of a forward of `rows` beyond the GEMV's rows; a decode step's are candidates.
   for (const std::int64_t m : {rows, batch_})
-    if (m == batch_ || !kernels::gemv_fits(m, 1, c.hidden, kernels::GemvEpilogue::store)) {
+    if (m == batch_ || !kernels::gemv_fits(m, 1, c.hidden, kernels::GemvEpilogue::store, fp8_)) {
       matmul(m, c.qkv_width(), c.hidden);
       matmul(m, c.hidden, c.heads * c.head_dim);
       matmul(m, 2 * c.intermediate, c.hidden);
@@ -391,10 +413,13 @@ std::string CudaDecoder::implementation() const {
     chosen += p.evidence;
   }
   return fmt::format(
-      "decode-step projections: the faster of rooftop's GEMV (residual and SwiGLU in its epilogue) and cuBLASLt, timed "
-      "on this GPU [{}]; prefill: cuBLASLt bf16 matmuls ({}); rooftop RMSNorm, RoPE with the cache write, argmax; "
+      "{}decode-step projections: the faster of rooftop's GEMV (residual and SwiGLU in its epilogue) and cuBLASLt, timed "
+      "on this GPU [{}]; prefill: cuBLASLt {} matmuls ({}); rooftop RMSNorm, RoPE with the cache write, argmax; "
       "attention: {}, {}; KV cache {}; decode steps {}",
-      chosen, algo, split_decode_ ? "the attention suite's split-KV decode kernel" : "a plain kernel for decode",
+      fp8_ ? "fp8: e4m3 projection and LM-head weights (per-tensor scales) and inputs (static per-tensor scales, "
+             "calibrated), bf16 embedding, cache and attention; "
+           : "",
+      chosen, dtype_name(w_.dtype), algo, split_decode_ ? "the attention suite's split-KV decode kernel" : "a plain kernel for decode",
       fused_prefill_ok_ ? "its fused prefill kernel " + attention::config_name(prefill_config_) + " from an empty cache"
                         : "a plain kernel for prefill",
       cache_.page ? fmt::format("paged, {} positions a page, pages shuffled", cache_.page) : std::string("contiguous"),
@@ -468,14 +493,15 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
   stage.reset();
   for (std::int64_t l = 0; l < layers_; ++l) {
     auto& L = layer_weights_[static_cast<std::size_t>(l)];
+    const auto& S = w_.layers[static_cast<std::size_t>(l)];  // its fp8 scales
     const int li = static_cast<int>(l);
     const GpuStage layer(timer, "layer", li);
     char* kc = static_cast<char*>(k_cache_.get()) + static_cast<std::size_t>(l) * cache_layer;
     char* vc = static_cast<char*>(v_cache_.get()) + static_cast<std::size_t>(l) * cache_layer;
     stage.emplace(timer, "attn_norm", li);
-    kernels::rms_norm(h_.as<float>(), L.attn_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
+    kernels::rms_norm(h_.as<float>(), L.attn_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps, inverse_of(S.qkv_scale));
     stage.emplace(timer, "qkv", li);
-    project(qkv, rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store);
+    project(qkv, rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store, S.qkv_scale);
     stage.emplace(timer, "rope", li);
     void* const kv_rows[2] = {k_rows_.get(), v_rows_.get()};
     kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, rope_table_.as<float>(), batch_,
@@ -484,27 +510,33 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
     stage.emplace(timer, "attention", li);
     queue_attention(per_seq, kc, vc);
     stage.emplace(timer, "o_proj", li);
-    project(o_proj, rows, hidden, c.heads * d, attn_.get(), L.o.get(), h_.get(), GemvEpilogue::accumulate);  // the residual
+    if (fp8_) kernels::quantize_e4m3(attn_.get(), x8_.get(), rows * c.heads * d, inverse_of(S.o_scale));
+    project(o_proj, rows, hidden, c.heads * d, fp8_ ? x8_.get() : attn_.get(), L.o.get(), h_.get(),
+            GemvEpilogue::accumulate, S.o_scale);  // the residual
     stage.emplace(timer, "mlp_norm", li);
-    kernels::rms_norm(h_.as<float>(), L.mlp_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
+    kernels::rms_norm(h_.as<float>(), L.mlp_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps,
+                      inverse_of(S.gate_up_scale));
     if (swiglu_in_gate_up(per_seq)) {
       stage.emplace(timer, "gate_up", li);  // with SwiGLU in its epilogue
-      project(gate_up, rows, 2 * c.intermediate, hidden, xn_.get(), L.gate_up.get(), act_.get(), GemvEpilogue::swiglu);
+      project(gate_up, rows, 2 * c.intermediate, hidden, xn_.get(), L.gate_up.get(), act_.get(), GemvEpilogue::swiglu,
+              S.gate_up_scale, inverse_of(S.down_scale));
     } else {
       stage.emplace(timer, "gate_up", li);
-      matmul(rows, 2 * c.intermediate, hidden).execute_on(xn_.get(), L.gate_up.get(), gate_up_.get());
+      matmul(rows, 2 * c.intermediate, hidden).execute_on(xn_.get(), L.gate_up.get(), gate_up_.get(), alpha_of(S.gate_up_scale));
       stage.emplace(timer, "swiglu", li);
-      kernels::swiglu(gate_up_.as<float>(), act_.get(), rows, c.intermediate);
+      kernels::swiglu(gate_up_.as<float>(), act_.get(), rows, c.intermediate, inverse_of(S.down_scale));
     }
     stage.emplace(timer, "down", li);
-    project(down, rows, hidden, c.intermediate, act_.get(), L.down.get(), h_.get(), GemvEpilogue::accumulate);  // the residual
+    project(down, rows, hidden, c.intermediate, act_.get(), L.down.get(), h_.get(), GemvEpilogue::accumulate,
+            S.down_scale);  // the residual
     stage.reset();
   }
   stage.emplace(timer, "final_norm", -1);
-  kernels::rms_norm(h_.as<float>(), final_norm_.as<float>(), xn_.get(), batch_, per_seq, per_seq - 1, hidden, eps);
+  kernels::rms_norm(h_.as<float>(), final_norm_.as<float>(), xn_.get(), batch_, per_seq, per_seq - 1, hidden, eps,
+                    inverse_of(w_.head_scale));
   stage.emplace(timer, "lm_head", -1);
   project(lm_head, batch_, c.vocab, hidden, xn_.get(), head_.get() ? head_.get() : embedding_.get(), logits_.get(),
-          GemvEpilogue::store);
+          GemvEpilogue::store, w_.head_scale);
   stage.emplace(timer, "sampling", -1);
   kernels::argmax(logits_.as<float>(), next_.as<std::int32_t>(), batch_, c.vocab, argmax_workspace_.get());
 }

@@ -1,5 +1,5 @@
 #pragma once
-// The decoder's forward on a CUDA GPU, bf16: cuBLASLt for every projection and the LM head
+// The decoder's forward on a CUDA GPU, bf16 or fp8 weights: cuBLASLt for every projection and the LM head
 // (weights [out, in] as nn.Linear keeps them, fp32 outputs, the residual added by the
 // matmul itself), our kernels for the rest (cuda_decoder_kernels.cu), the attention suite's
 // fused kernels for attention. A decode step is queued eagerly (a launch a kernel) or
@@ -24,7 +24,7 @@ class CudaStageTimer;
 
 class CudaDecoder final : public Decoder {
  public:
-  // Throws PointSkipped for a dtype other than bf16 (fp8 weights come with their issue).
+  // bf16 or fp8 weights (decoder_weights.hpp); throws PointSkipped for another dtype.
   // `page`: 0 for a contiguous KV cache, 16 or 32 for a paged one (its blocks handed to the
   // sequences in a seeded shuffled order, as an engine's allocator leaves them).
   CudaDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1,
@@ -57,8 +57,12 @@ class CudaDecoder final : public Decoder {
   };
   // y (+)= x W^T over `rows` rows: our GEMV or cuBLASLt's matmul, whichever was timed faster
   // for a decode step's rows, cuBLASLt's beyond the GEMV's rows.
+  // fp8: x is e4m3 (its producer quantised it with scales.input), the sums are scaled by
+  // both scales, and SwiGLU's activation is quantised with act_inverse for the next one.
   void project(Projection p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w, void* y,
-               kernels::GemvEpilogue epilogue);
+               kernels::GemvEpilogue epilogue, const Fp8Scales& scales, float act_inverse = 0);
+  float inverse_of(const Fp8Scales& s) const;  // fp8: 1 / the input scale; else 0 (bf16 stores)
+  float alpha_of(const Fp8Scales& s) const;    // fp8: the two scales' product; else 1
   // Times every GEMV configuration and cuBLASLt's matmul on each projection of a decode step,
   // over every layer's weights (cold, as a forward reads them), and keeps the fastest.
   void tune_decode_projections();
@@ -75,6 +79,7 @@ class CudaDecoder final : public Decoder {
   std::int64_t batch_, max_context_, layers_, length_ = 0, rows_ = 0;
   kernels::CacheLayout cache_;  // capacity: max_context rounded up to whole pages
   Launch decode_launch_;
+  bool fp8_;
   StageRecorder* recorder_ = nullptr;
   std::unique_ptr<CudaStageTimer> stage_timer_;  // device events around each stage, while profiling
   gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_, rope_table_, argmax_workspace_, block_table_;
@@ -82,7 +87,8 @@ class CudaDecoder final : public Decoder {
   std::vector<Layer> layer_weights_;
   // step_: the cache length before the forward, after it, then the token ids; staged from
   // pinned host memory with one copy, so a graph's replay finds this step's values.
-  gpu::DeviceBuffer step_, h_, xn_, qkv_, q16_, attn_, gate_up_, act_, logits_, next_;
+  // xn_ and act_ hold e4m3 for fp8, as x8_ the quantised attention output.
+  gpu::DeviceBuffer step_, h_, xn_, qkv_, q16_, attn_, gate_up_, act_, x8_, logits_, next_;
   std::unique_ptr<gpu::PinnedBuffer> step_host_, next_host_;
   // A decode step's attention: the attention suite's split-KV kernel with the splits chosen
   // once for max_context (a graph replays one launch); prefill from an empty cache: its

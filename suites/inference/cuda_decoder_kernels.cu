@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "devices/cuda/gpu_runtime.hpp"
+#include "suites/inference/cuda_activation.cuh"
 #include "suites/inference/cuda_decoder_kernels.cuh"
 #include "suites/inference/cuda_pdl.cuh"
 
@@ -38,8 +39,8 @@ __global__ void embed_kernel(const std::int32_t* tokens, const __nv_bfloat16* e,
   h[i] = __bfloat162float(e[static_cast<std::int64_t>(tokens[r]) * hidden + c]);
 }
 
-__global__ void rms_norm_kernel(const float* h, const float* w, __nv_bfloat16* out, std::int64_t stride, std::int64_t first,
-                                std::int64_t hidden, float eps) {
+__global__ void rms_norm_kernel(const float* h, const float* w, void* out, std::int64_t stride, std::int64_t first,
+                                std::int64_t hidden, float eps, float fp8_inverse) {
   pdl_allow_next();
   pdl_wait();  // the previous kernel's outputs are this one's inputs
   const float* x = h + (first + blockIdx.x * stride) * hidden;
@@ -47,7 +48,7 @@ __global__ void rms_norm_kernel(const float* h, const float* w, __nv_bfloat16* o
   for (std::int64_t i = threadIdx.x; i < hidden; i += blockDim.x) sq += x[i] * x[i];
   const float inv = rsqrtf(block_sum(sq) / static_cast<float>(hidden) + eps);
   for (std::int64_t i = threadIdx.x; i < hidden; i += blockDim.x)
-    out[blockIdx.x * hidden + i] = __float2bfloat16(x[i] * inv * w[i]);
+    store_activation(out, blockIdx.x * hidden + i, x[i] * inv * w[i], fp8_inverse);
 }
 
 // Element offset of (b, g, pos)'s row of d in one layer's cache.
@@ -151,14 +152,21 @@ __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, cons
   }
 }
 
-__global__ void swiglu_kernel(const float* gu, __nv_bfloat16* act, std::int64_t rows, std::int64_t inter) {
+__global__ void swiglu_kernel(const float* gu, void* act, std::int64_t rows, std::int64_t inter, float fp8_inverse) {
   pdl_allow_next();
   pdl_wait();  // the previous kernel's outputs are this one's inputs
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= rows * inter) return;
   const std::int64_t r = i / inter, c = i % inter;
   const float g = gu[r * 2 * inter + c], u = gu[r * 2 * inter + inter + c];
-  act[i] = __float2bfloat16(g / (1.0f + __expf(-g)) * u);
+  store_activation(act, i, g / (1.0f + __expf(-g)) * u, fp8_inverse);
+}
+
+__global__ void quantize_kernel(const __nv_bfloat16* x, __nv_fp8_storage_t* out, std::int64_t n, float fp8_inverse) {
+  pdl_allow_next();
+  pdl_wait();
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) store_activation(out, i, __bfloat162float(x[i]), fp8_inverse);
 }
 
 // Orders floats as unsigned integers; the index is stored inverted so that equal logits
@@ -218,9 +226,8 @@ void embed(const std::int32_t* tokens, const void* e, float* h, std::int64_t row
   ROOFTOP_GPU_CHECK_LAUNCH("embed");
 }
 void rms_norm(const float* h, const float* w, void* out, std::int64_t rows, std::int64_t stride, std::int64_t first,
-              std::int64_t hidden, float eps) {
-  launch_pdl(rms_norm_kernel, static_cast<unsigned>(rows), kThreads, 0, h, w, static_cast<__nv_bfloat16*>(out), stride, first,
-             hidden, eps);
+              std::int64_t hidden, float eps, float fp8_inverse) {
+  launch_pdl(rms_norm_kernel, static_cast<unsigned>(rows), kThreads, 0, h, w, out, stride, first, hidden, eps, fp8_inverse);
   ROOFTOP_GPU_CHECK_LAUNCH("rms_norm");
 }
 void rope_and_cache(float* qkv, void* k, void* v, void* q16, const float* table, std::int64_t batch, std::int64_t tokens,
@@ -242,9 +249,14 @@ void attention(const float* qkv, const void* k, const void* v, void* out, std::i
       warps, tokens, start, heads, kv_heads, d, cache);
   ROOFTOP_GPU_CHECK_LAUNCH("attention");
 }
-void swiglu(const float* gu, void* act, std::int64_t rows, std::int64_t inter) {
-  launch_pdl(swiglu_kernel, blocks_for(rows * inter), kThreads, 0, gu, static_cast<__nv_bfloat16*>(act), rows, inter);
+void swiglu(const float* gu, void* act, std::int64_t rows, std::int64_t inter, float fp8_inverse) {
+  launch_pdl(swiglu_kernel, blocks_for(rows * inter), kThreads, 0, gu, act, rows, inter, fp8_inverse);
   ROOFTOP_GPU_CHECK_LAUNCH("swiglu");
+}
+void quantize_e4m3(const void* x, void* out, std::int64_t n, float fp8_inverse) {
+  launch_pdl(quantize_kernel, blocks_for(n), kThreads, 0, static_cast<const __nv_bfloat16*>(x),
+             static_cast<__nv_fp8_storage_t*>(out), n, fp8_inverse);
+  ROOFTOP_GPU_CHECK_LAUNCH("quantize_e4m3");
 }
 void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int64_t vocab, void* workspace) {
   // Slices of 4 elements a thread at least: the row's blocks, up to a wave of the GPU.

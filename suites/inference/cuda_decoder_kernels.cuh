@@ -1,7 +1,9 @@
 #pragma once
 // The GPU decoder's own kernels (everything but the matmuls, which are cuBLASLt's), each
 // queued on gpu::stream(). Activations between kernels are fp32; matmul inputs and the
-// KV cache bf16.
+// KV cache bf16. `fp8_inverse`, where a kernel takes one: 0 stores its activation in bf16,
+// else in e4m3 for an fp8 projection whose input scale it is the reciprocal of
+// (cuda_activation.cuh).
 #include <cstdint>
 #include <vector>
 
@@ -19,9 +21,9 @@ struct CacheLayout {
 
 // h[r] = embedding[tokens[r]] (bf16 -> fp32).
 void embed(const std::int32_t* tokens, const void* embedding, float* h, std::int64_t rows, std::int64_t hidden);
-// out[r] = bf16(h[first + r * stride] * rsqrt(mean(h^2) + eps) * weight), one block a row.
+// out[r] = h[first + r * stride] * rsqrt(mean(h^2) + eps) * weight, one block a row.
 void rms_norm(const float* h, const float* weight, void* out, std::int64_t rows, std::int64_t stride, std::int64_t first,
-              std::int64_t hidden, float eps);
+              std::int64_t hidden, float eps, float fp8_inverse = 0);
 // cos and sin of every position's rotary angles, [positions][d/2][2], computed in double
 // once (a decode step's RoPE then reads 2 floats a pair instead of computing them).
 std::vector<float> rope_table(std::int64_t positions, std::int64_t d, double theta);
@@ -40,8 +42,10 @@ void rope_and_cache(float* qkv, void* k_cache, void* v_cache, void* q_bf16, cons
 void attention(const float* qkv, const void* k_cache, const void* v_cache, void* out, std::int64_t batch,
                std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
                const CacheLayout& cache);
-// act = bf16(silu(gate) * up), gate_up [rows][2 * inter].
-void swiglu(const float* gate_up, void* act, std::int64_t rows, std::int64_t inter);
+// act = silu(gate) * up, gate_up [rows][2 * inter].
+void swiglu(const float* gate_up, void* act, std::int64_t rows, std::int64_t inter, float fp8_inverse = 0);
+// out = e4m3(x / scale) for n bf16 elements: the attention output an fp8 projection reads.
+void quantize_e4m3(const void* x, void* out, std::int64_t n, float fp8_inverse);
 // next[b] = argmax of logits[b] (the lowest index among equals), many blocks a row. The
 // workspace, argmax_workspace_bytes(rows), is zeroed once; each launch leaves it zeroed.
 void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int64_t vocab, void* workspace);

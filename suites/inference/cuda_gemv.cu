@@ -1,6 +1,7 @@
 #include "suites/inference/cuda_gemv.cuh"
 
 #include "devices/cuda/gpu_runtime.hpp"
+#include "suites/inference/cuda_activation.cuh"
 #include "suites/inference/cuda_pdl.cuh"
 
 namespace rooftop::inference::kernels {
@@ -19,6 +20,22 @@ __device__ inline void dot8(const uint4& w, const uint4& x, float& acc) {
   }
 }
 
+__device__ inline float2 e4m3x2_to_float2(__nv_fp8x2_storage_t v) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(v, __NV_E4M3);  // exact: e4m3 fits fp16
+  return __half22float2(__half2(h));
+}
+
+// 16 e4m3 weights against 16 e4m3 inputs already widened: the products are exact in fp32.
+__device__ inline void dot16_fp8(const uint4& w, const float2 (&x)[8], float& acc) {
+  const auto* wp = reinterpret_cast<const __nv_fp8x2_storage_t*>(&w);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const float2 a = e4m3x2_to_float2(wp[i]);
+    acc = fmaf(a.x, x[i].x, acc);
+    acc = fmaf(a.y, x[i].y, acc);
+  }
+}
+
 __device__ inline float warp_sum(float v) {
   for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
@@ -29,10 +46,12 @@ __device__ inline float warp_sum(float v) {
 // each to the M rows of x; the partial sums meet in shared memory, in a fixed order (the
 // result does not depend on timing). Spreading K over the block, not a row over a warp,
 // keeps loads in flight when N is small (2048 rows gave each multiprocessor 8 warps).
-template <int M, int kRows, int kThreads>
+// kFp8: W and x e4m3, 16 to a 16-byte chunk; each x chunk is widened once and meets the
+// block's rows; the sums are scaled by fp8.output_scale.
+template <int M, int kRows, int kThreads, bool kFp8>
 __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w,
                                                         void* __restrict__ y, std::int64_t n, std::int64_t chunks,
-                                                        GemvEpilogue epilogue) {
+                                                        GemvEpilogue epilogue, GemvFp8 fp8) {
   const bool swiglu = epilogue == GemvEpilogue::swiglu;
   const std::int64_t half = n / 2;
   std::int64_t row[kRows];
@@ -72,8 +91,17 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
 #pragma unroll
       for (int m = 0; m < M; ++m) {
         const uint4 xm = __ldg(x + m * chunks + c);
+        if constexpr (kFp8) {
+          float2 xf[8];
+          const auto* xp = reinterpret_cast<const __nv_fp8x2_storage_t*>(&xm);
 #pragma unroll
-        for (int i = 0; i < kRows; ++i) dot8(a[u][i], xm, acc[i][m]);
+          for (int j = 0; j < 8; ++j) xf[j] = e4m3x2_to_float2(xp[j]);
+#pragma unroll
+          for (int i = 0; i < kRows; ++i) dot16_fp8(a[u][i], xf, acc[i][m]);
+        } else {
+#pragma unroll
+          for (int i = 0; i < kRows; ++i) dot8(a[u][i], xm, acc[i][m]);
+        }
       }
     }
   }
@@ -95,10 +123,10 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
     for (int wp = 0; wp < kWarps; ++wp) t += partial[wp][r][m];
     return t;
   };
-  const float s = total(i);
+  const float s = total(i) * fp8.output_scale;
   if (swiglu) {
-    const float up = total(i + kRows / 2);
-    static_cast<__nv_bfloat16*>(y)[m * half + row[i]] = __float2bfloat16(s / (1.0f + __expf(-s)) * up);
+    const float up = total(i + kRows / 2) * fp8.output_scale;
+    store_activation(y, m * half + row[i], s / (1.0f + __expf(-s)) * up, fp8.act_inverse);
   } else if (epilogue == GemvEpilogue::accumulate) {
     static_cast<float*>(y)[m * n + row[i]] += s;
   } else {
@@ -107,30 +135,35 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
 }
 
 template <int M, int R, int T>
-void launch(const void* x, const void* w, void* y, std::int64_t n, std::int64_t k, GemvEpilogue e) {
+void launch(const void* x, const void* w, void* y, std::int64_t n, std::int64_t k, GemvEpilogue e, const GemvFp8* fp8) {
   const std::int64_t blocks = e == GemvEpilogue::swiglu ? (n / 2 + R / 2 - 1) / (R / 2) : (n + R - 1) / R;
-  launch_pdl(gemv_kernel<M, R, T>, static_cast<unsigned>(blocks), T, 0, static_cast<const uint4*>(x),
-             static_cast<const uint4*>(w), y, n, k / 8, e);
+  if (fp8)
+    launch_pdl(gemv_kernel<M, R, T, true>, static_cast<unsigned>(blocks), T, 0, static_cast<const uint4*>(x),
+               static_cast<const uint4*>(w), y, n, k / 16, e, *fp8);
+  else
+    launch_pdl(gemv_kernel<M, R, T, false>, static_cast<unsigned>(blocks), T, 0, static_cast<const uint4*>(x),
+               static_cast<const uint4*>(w), y, n, k / 8, e, GemvFp8{});
 }
 
 template <int R, int T>
-void launch_rows(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e) {
+void launch_rows(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e,
+                 const GemvFp8* fp8) {
   switch (m) {
-    case 1: return launch<1, R, T>(x, w, y, n, k, e);
-    case 2: return launch<2, R, T>(x, w, y, n, k, e);
-    case 3: return launch<3, R, T>(x, w, y, n, k, e);
-    case 4: return launch<4, R, T>(x, w, y, n, k, e);
-    case 5: return launch<5, R, T>(x, w, y, n, k, e);
-    case 6: return launch<6, R, T>(x, w, y, n, k, e);
-    case 7: return launch<7, R, T>(x, w, y, n, k, e);
-    default: return launch<8, R, T>(x, w, y, n, k, e);
+    case 1: return launch<1, R, T>(x, w, y, n, k, e, fp8);
+    case 2: return launch<2, R, T>(x, w, y, n, k, e, fp8);
+    case 3: return launch<3, R, T>(x, w, y, n, k, e, fp8);
+    case 4: return launch<4, R, T>(x, w, y, n, k, e, fp8);
+    case 5: return launch<5, R, T>(x, w, y, n, k, e, fp8);
+    case 6: return launch<6, R, T>(x, w, y, n, k, e, fp8);
+    case 7: return launch<7, R, T>(x, w, y, n, k, e, fp8);
+    default: return launch<8, R, T>(x, w, y, n, k, e, fp8);
   }
 }
 
 }  // namespace
 
-bool gemv_fits(std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e) {
-  return m >= 1 && m <= kGemvMaxRows && k % 8 == 0 && n >= 1 && (e != GemvEpilogue::swiglu || n % 2 == 0);
+bool gemv_fits(std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e, bool fp8) {
+  return m >= 1 && m <= kGemvMaxRows && k % (fp8 ? 16 : 8) == 0 && n >= 1 && (e != GemvEpilogue::swiglu || n % 2 == 0);
 }
 
 const std::vector<GemvConfig>& gemv_configs() {
@@ -147,11 +180,11 @@ std::string gemv_config_name(const GemvConfig& c) {
 }
 
 void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e,
-          const GemvConfig& c) {
-  if (c == GemvConfig{2, 128}) launch_rows<2, 128>(x, w, y, m, n, k, e);
-  else if (c == GemvConfig{4, 128}) launch_rows<4, 128>(x, w, y, m, n, k, e);
-  else if (c == GemvConfig{8, 256}) launch_rows<8, 256>(x, w, y, m, n, k, e);
-  else launch_rows<4, 256>(x, w, y, m, n, k, e);
+          const GemvConfig& c, const GemvFp8* fp8) {
+  if (c == GemvConfig{2, 128}) launch_rows<2, 128>(x, w, y, m, n, k, e, fp8);
+  else if (c == GemvConfig{4, 128}) launch_rows<4, 128>(x, w, y, m, n, k, e, fp8);
+  else if (c == GemvConfig{8, 256}) launch_rows<8, 256>(x, w, y, m, n, k, e, fp8);
+  else launch_rows<4, 256>(x, w, y, m, n, k, e, fp8);
   ROOFTOP_GPU_CHECK_LAUNCH("gemv");
 }
 

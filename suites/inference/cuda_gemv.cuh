@@ -28,12 +28,20 @@ struct GemvConfig {
   bool operator==(const GemvConfig&) const = default;
 };
 const std::vector<GemvConfig>& gemv_configs();  // the compiled ones
+
+// fp8 weights: W and x both e4m3 (x quantised by the kernel that wrote it), the sums times
+// output_scale (x's scale times W's); SwiGLU's activation stored e4m3 with act_inverse (the
+// next projection's 1 / input scale; 0: bf16).
+struct GemvFp8 {
+  float output_scale = 1, act_inverse = 0;
+};
 std::string gemv_config_name(const GemvConfig& c);  // "r4t256"
 
-// x [m][k] bf16, W [n][k] bf16, y fp32 [m][n] (bf16 [m][n/2] for swiglu); m <= kGemvMaxRows,
-// k a multiple of 8 and both 16-byte aligned (gemv_fits says so). Queued on gpu::stream().
+// x [m][k] bf16, W [n][k] bf16 (both e4m3 with `fp8`), y fp32 [m][n] (bf16 or e4m3 [m][n/2]
+// for swiglu); m <= kGemvMaxRows, k a multiple of 8 (16 for fp8) and both 16-byte aligned
+// (gemv_fits says so). Queued on gpu::stream().
 void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue,
-          const GemvConfig& config = {});
-bool gemv_fits(std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue);
+          const GemvConfig& config = {}, const GemvFp8* fp8 = nullptr);
+bool gemv_fits(std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue, bool fp8 = false);
 
 }  // namespace rooftop::inference::kernels

@@ -28,14 +28,18 @@ std::vector<std::uint8_t> random_matrix(Dtype dtype, std::int64_t rows, std::int
   return out;
 }
 
+// A checkpoint's fp8 activation scales come from a prompt of this seed: the same scales every run.
+constexpr std::uint64_t kCheckpointCalibrationSeed = 0xca11b8a7e;
+
 // Uniform in [-a, a) has standard deviation a / sqrt(3).
 double projection_range(std::int64_t fan_in) { return std::sqrt(3.0 / static_cast<double>(fan_in)); }
 
 }  // namespace
 
 DecoderWeights random_decoder_weights(const ModelConfig& c, Dtype dtype, std::uint64_t seed, std::int64_t layers) {
+  if (dtype == Dtype::fp8) return quantize_to_fp8(random_decoder_weights(c, Dtype::bf16, seed, layers), seed);
   if (dtype != Dtype::fp32 && dtype != Dtype::bf16)
-    throw PointSkipped("the CPU decoder runs fp32 and bf16 (fp8 weights are the CUDA backend's)");
+    throw PointSkipped(fmt::format("the decoder's weights are fp32, bf16 or fp8, not {}", dtype_name(dtype)));
   DecoderWeights w;
   w.config = c;
   w.dtype = dtype;
@@ -122,8 +126,9 @@ std::vector<std::uint8_t> stack(std::vector<std::vector<std::uint8_t>> parts) {
 }  // namespace
 
 DecoderWeights load_decoder_weights(const ModelConfig& c, Dtype dtype, const std::vector<std::filesystem::path>& paths) {
+  if (dtype == Dtype::fp8) return quantize_to_fp8(load_decoder_weights(c, Dtype::bf16, paths), kCheckpointCalibrationSeed);
   if (dtype != Dtype::fp32 && dtype != Dtype::bf16)
-    throw PointSkipped("the CPU decoder runs fp32 and bf16 (fp8 weights are the CUDA backend's)");
+    throw PointSkipped(fmt::format("the decoder's weights are fp32, bf16 or fp8, not {}", dtype_name(dtype)));
   const Checkpoint ck(paths);
   DecoderWeights w;
   w.config = c;

@@ -2,6 +2,11 @@
 // A decoder's weights on the host in the run's dtype, in Hugging Face's layout: each
 // projection [out, in] row-major (nn.Linear keeps them so), q/k/v fused into one [qkv, hidden]
 // matrix and gate/up into one [2 x intermediate, hidden]; norms in fp32.
+//
+// fp8 (the CUDA backend's): every projection and the LM head in e4m3 with a per-tensor
+// weight scale, and a static per-tensor scale for the activation each one reads (as fp8
+// checkpoints carry them: weight_scale and input_scale); the embedding stays bf16 (a row
+// gather reads one row a token), and a tied LM head gets an e4m3 copy of it.
 #include <cstdint>
 #include <filesystem>
 #include <vector>
@@ -11,31 +16,50 @@
 
 namespace rooftop::inference {
 
+// y = (x quantised with `input`) x (W stored / `weight`)^T x input x weight. Both 0 for
+// the wider dtypes, whose projections are not scaled.
+struct Fp8Scales {
+  float weight = 0, input = 0;
+};
+
 struct DecoderLayer {
   std::vector<float> attn_norm, mlp_norm;
   std::vector<std::uint8_t> qkv, o, gate_up, down;
+  Fp8Scales qkv_scale, o_scale, gate_up_scale, down_scale;
 };
 
 struct DecoderWeights {
   ModelConfig config;
   Dtype dtype = Dtype::bf16;
   std::vector<std::uint8_t> embedding;  // [vocab, hidden]
-  std::vector<std::uint8_t> lm_head;    // [vocab, hidden]; empty when tied to the embedding
+  std::vector<std::uint8_t> lm_head;    // [vocab, hidden]; empty when tied to the embedding (never for fp8)
   std::vector<float> final_norm;
   std::vector<DecoderLayer> layers;
+  Fp8Scales head_scale;
   const std::uint8_t* head() const { return lm_head.empty() ? embedding.data() : lm_head.data(); }
+  // The embedding's dtype: the run's, bf16 for fp8.
+  Dtype embedding_dtype() const { return dtype == Dtype::fp8 ? Dtype::bf16 : dtype; }
 };
 
 // Seeded random weights, as serving benchmarks use dummy weights: projections uniform with
 // standard deviation 1/sqrt(fan-in), so activations keep their scale through the layers
 // and greedy tokens vary; norms 1; embeddings uniform in [-1, 1). `layers` of them (a
-// slice for checks; the config's count by default). fp32 or bf16.
+// slice for checks; the config's count by default). fp32, bf16, or fp8: bf16 weights
+// quantised by quantize_to_fp8.
 DecoderWeights random_decoder_weights(const ModelConfig& config, Dtype dtype, std::uint64_t seed, std::int64_t layers = -1);
 
 // A Hugging Face checkpoint's weights (model.embed_tokens.weight, model.layers.N.self_attn.
 // q_proj.weight, ...) from its .safetensors files, converted to `dtype`. Throws InputError
 // naming the file and tensor when one is missing or its shape does not fit the config.
+// fp8: read as bf16, then quantised by quantize_to_fp8.
 DecoderWeights load_decoder_weights(const ModelConfig& config, Dtype dtype,
                                     const std::vector<std::filesystem::path>& safetensors_files);
+
+// bf16 weights to fp8: each matrix scaled so its largest magnitude maps to e4m3's 448
+// (round to nearest even), then the activations' static scales calibrated in order, layer
+// after layer, on a forward of the reference decoder over a seeded prompt of
+// `calibration_tokens` (each scale maps the largest magnitude seen to 448; larger values
+// later saturate, as with a checkpoint's input_scale).
+DecoderWeights quantize_to_fp8(DecoderWeights bf16, std::uint64_t seed, std::int64_t calibration_tokens = 8);
 
 }  // namespace rooftop::inference

@@ -31,18 +31,22 @@ double attention_flops(const ModelConfig& m, double batch, double start, double 
 
 // One forward over `tokens` new tokens a sequence at cache length `start`: weights read
 // once, the cache read for every earlier position and written for the new ones.
-Work forward_work(const ModelConfig& m, double batch, double start, double tokens, double elem, bool logits_last_only) {
+Work forward_work(const ModelConfig& m, double batch, double start, double tokens, Dtype dtype, bool logits_last_only) {
+  const double we = weight_bytes(dtype), ae = activation_bytes(dtype);
   const double h = static_cast<double>(m.hidden), v = static_cast<double>(m.vocab);
   const double rows = batch * tokens, head_rows = logits_last_only ? batch : rows;
   const double body = m.matmul_parameters() - h * v;
   Work w;
   w.flops = 2.0 * body * rows + 2.0 * h * v * head_rows + attention_flops(m, batch, start, tokens);
-  const double kv = m.kv_bytes_per_token_layer(elem) * static_cast<double>(m.layers);
-  w.bytes = m.matmul_parameters() * elem + batch * start * kv + rows * kv + rows * h * elem;  // + embedding rows
+  const double kv = m.kv_bytes_per_token_layer(ae) * static_cast<double>(m.layers);
+  w.bytes = m.matmul_parameters() * we + batch * start * kv + rows * kv + rows * h * ae;  // + embedding rows
   return w;
 }
 
 }  // namespace
+
+double weight_bytes(Dtype dtype) { return static_cast<double>(input_size(dtype)); }
+double activation_bytes(Dtype dtype) { return dtype == Dtype::fp8 ? 2.0 : static_cast<double>(input_size(dtype)); }
 
 std::string_view scenario_name(Scenario s) {
   switch (s) {
@@ -116,14 +120,14 @@ InferenceShape parse_inference_shape(std::string_view text) {
 }
 
 Work inference_work(const ModelConfig& m, const InferenceShape& s, Dtype dtype) {
-  const double elem = static_cast<double>(input_size(dtype)), b = static_cast<double>(s.batch);
+  const double b = static_cast<double>(s.batch);
   switch (s.scenario) {
-    case Scenario::prefill: return forward_work(m, b, 0, static_cast<double>(s.prompt), elem, true);
-    case Scenario::decode: return forward_work(m, b, static_cast<double>(s.context), 1, elem, true);
+    case Scenario::prefill: return forward_work(m, b, 0, static_cast<double>(s.prompt), dtype, true);
+    case Scenario::decode: return forward_work(m, b, static_cast<double>(s.context), 1, dtype, true);
     case Scenario::generate: {
-      Work w = forward_work(m, b, 0, static_cast<double>(s.prompt), elem, true);
+      Work w = forward_work(m, b, 0, static_cast<double>(s.prompt), dtype, true);
       for (std::int64_t t = 1; t < s.generate; ++t) {
-        const Work step = forward_work(m, b, static_cast<double>(s.prompt + t - 1), 1, elem, true);
+        const Work step = forward_work(m, b, static_cast<double>(s.prompt + t - 1), 1, dtype, true);
         w.flops += step.flops;
         w.bytes += step.bytes;
       }
@@ -135,13 +139,13 @@ Work inference_work(const ModelConfig& m, const InferenceShape& s, Dtype dtype) 
 
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::int64_t batch, std::int64_t start,
                                                     std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up) {
-  const double e = static_cast<double>(input_size(dtype)), f = 4.0;  // dtype and fp32 bytes
+  const double e = activation_bytes(dtype), we = weight_bytes(dtype), f = 4.0;  // activations, weights, fp32
   const double b = static_cast<double>(batch), rows = b * static_cast<double>(tokens);
   const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads * m.head_dim);
   const double kv = static_cast<double>(m.kv_heads * m.head_dim), w = static_cast<double>(m.qkv_width());
   const double in = static_cast<double>(m.intermediate), v = static_cast<double>(m.vocab), L = static_cast<double>(m.layers);
-  // A projection: 2 FLOPs a weight a row; its weights once, its input (dtype) and output (fp32).
-  const auto projection = [&](double k, double n) { return Work{2 * rows * k * n * L, (k * n * e + rows * (k * e + n * f)) * L}; };
+  // A projection: 2 FLOPs a weight a row; its weights once, its input and output (fp32).
+  const auto projection = [&](double k, double n) { return Work{2 * rows * k * n * L, (k * n * we + rows * (k * e + n * f)) * L}; };
   const auto norm = [&](double r) { return Work{4 * r * h * L, (r * h * (f + e) + h * f) * L}; };
   const double pairs = static_cast<double>(tokens) * static_cast<double>(start) +
                        static_cast<double>(tokens) * static_cast<double>(tokens + 1) / 2;
@@ -160,7 +164,7 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
       {"swiglu", swiglu},
       {"down", projection(in, h)},
       {"final_norm", {4 * b * h, b * h * (f + e) + h * f}},
-      {"lm_head", {2 * b * h * v, h * v * e + b * (h * e + v * f)}},
+      {"lm_head", {2 * b * h * v, h * v * we + b * (h * e + v * f)}},
       {"sampling", {b * v, b * v * f}},
   };
   if (swiglu_in_gate_up) {
@@ -210,12 +214,13 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
                                      : s.scenario == Scenario::decode ? s.batch
                                                                       : s.batch * s.generate;
   p.work = inference_work(m, s, dtype);
-  const double elem = static_cast<double>(input_size(dtype));
-  const double cache = static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(elem) * static_cast<double>(m.layers);
+  const double cache =
+      static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(activation_bytes(dtype)) * static_cast<double>(m.layers);
   const double activations = static_cast<double>(s.batch * std::max<std::int64_t>(s.prompt, 1)) *
                              static_cast<double>(m.qkv_width() + 2 * m.intermediate + 4 * m.hidden) * 4.0;
-  const double embedding = m.tied_embeddings ? 0.0 : static_cast<double>(m.hidden * m.vocab);
-  p.memory_bytes = (m.matmul_parameters() + embedding) * elem + cache + activations +
+  // A tied embedding is the LM head, except for fp8: the head is an e4m3 copy of it.
+  const double embedding = m.tied_embeddings && dtype != Dtype::fp8 ? 0.0 : static_cast<double>(m.hidden * m.vocab);
+  p.memory_bytes = m.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) + cache + activations +
                    static_cast<double>(s.batch * m.vocab) * 4.0;
   return p;
 }

@@ -35,6 +35,11 @@ struct InferenceShape {
 // a shipped name or a config.json path. Throws InputError.
 InferenceShape parse_inference_shape(std::string_view text);
 
+// Bytes of one weight of the projections and LM head, and of one activation, cache or
+// embedding element: fp8 weights (e4m3) work on bf16 activations and a bf16 cache.
+double weight_bytes(Dtype dtype);
+double activation_bytes(Dtype dtype);
+
 // The work of the whole scenario as one sample times it: a prefill and its first token; one
 // decode step at context C; a generation (its prefill and G - 1 steps).
 Work inference_work(const ModelConfig& model, const InferenceShape& shape, Dtype dtype);

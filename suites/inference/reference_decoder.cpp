@@ -3,14 +3,36 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/bf16.hpp"
 #include "harness/dtype_facts.hpp"
+#include "harness/fp8.hpp"
 
 namespace rooftop::inference {
 namespace {
 
-// y[r][n] = sum_k x[r][k] W[n][k], W in the weights' dtype.
-std::vector<double> project(const std::vector<double>& x, std::int64_t rows, std::int64_t k, const std::uint8_t* w,
-                            std::int64_t n, Dtype dtype) {
+// An fp8 projection's input as the GPU multiplies it: stored in bf16, quantised to e4m3
+// with the input scale (saturating). A calibrating forward first sets the scale from x.
+std::vector<double> quantized_input(const std::vector<double>& x, Fp8Scales& scales, bool calibrate) {
+  std::vector<double> q(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) q[i] = bf16_to_float(float_to_bf16(static_cast<float>(x[i])));
+  if (calibrate) {
+    double amax = 0;
+    for (double v : q) amax = std::max(amax, std::fabs(v));
+    scales.input = amax > 0 ? static_cast<float>(amax / 448.0) : 1.0f;
+  }
+  const float inverse = fp8_inverse_scale(scales.input);
+  for (double& v : q) v = fp8_e4m3_to_float(float_to_fp8_e4m3(static_cast<float>(v) * inverse));
+  return q;
+}
+
+// y[r][n] = sum_k x[r][k] W[n][k], W in the weights' dtype (fp8: x quantised, then both
+// scales applied to the sum).
+std::vector<double> project(const std::vector<double>& x_in, std::int64_t rows, std::int64_t k, const std::uint8_t* w,
+                            std::int64_t n, Dtype dtype, Fp8Scales& scales, bool calibrate) {
+  const bool fp8 = dtype == Dtype::fp8;
+  const std::vector<double> quantized = fp8 ? quantized_input(x_in, scales, calibrate) : std::vector<double>{};
+  const std::vector<double>& x = fp8 ? quantized : x_in;
+  const double out_scale = fp8 ? static_cast<double>(scales.input) * static_cast<double>(scales.weight) : 1.0;
   std::vector<double> y(static_cast<std::size_t>(rows * n), 0.0);
 #pragma omp parallel for schedule(static)
   for (std::int64_t j = 0; j < n; ++j)
@@ -18,7 +40,7 @@ std::vector<double> project(const std::vector<double>& x, std::int64_t rows, std
       double acc = 0;
       for (std::int64_t i = 0; i < k; ++i)
         acc += x[static_cast<std::size_t>(r * k + i)] * load_element(dtype, w, static_cast<std::size_t>(j * k + i));
-      y[static_cast<std::size_t>(r * n + j)] = acc;
+      y[static_cast<std::size_t>(r * n + j)] = acc * out_scale;
     }
   return y;
 }
@@ -36,9 +58,8 @@ std::vector<double> rms_norm(const std::vector<double>& h, std::int64_t rows, st
   return out;
 }
 
-}  // namespace
-
-std::vector<double> reference_logits(const DecoderWeights& w, const std::vector<std::int32_t>& tokens, std::int64_t layers) {
+// The forward; `calibrate`: set each fp8 input scale on the way (w is then written).
+std::vector<double> forward(DecoderWeights& w, const std::vector<std::int32_t>& tokens, std::int64_t layers, bool calibrate) {
   const auto& c = w.config;
   const auto t_count = static_cast<std::int64_t>(tokens.size());
   const std::int64_t hidden = c.hidden, d = c.head_dim, width = c.qkv_width(), group = c.heads / c.kv_heads;
@@ -46,11 +67,12 @@ std::vector<double> reference_logits(const DecoderWeights& w, const std::vector<
   for (std::int64_t t = 0; t < t_count; ++t)
     for (std::int64_t i = 0; i < hidden; ++i)
       h[static_cast<std::size_t>(t * hidden + i)] =
-          load_element(w.dtype, w.embedding.data(), static_cast<std::size_t>(tokens[static_cast<std::size_t>(t)] * hidden + i));
+          load_element(w.embedding_dtype(), w.embedding.data(), static_cast<std::size_t>(tokens[static_cast<std::size_t>(t)] * hidden + i));
   const auto n_layers = layers < 0 ? w.layers.size() : std::min(w.layers.size(), static_cast<std::size_t>(layers));
   for (std::size_t l = 0; l < n_layers; ++l) {
-    const auto& L = w.layers[l];
-    auto qkv = project(rms_norm(h, t_count, hidden, L.attn_norm, c.rms_eps), t_count, hidden, L.qkv.data(), width, w.dtype);
+    auto& L = w.layers[l];
+    auto qkv = project(rms_norm(h, t_count, hidden, L.attn_norm, c.rms_eps), t_count, hidden, L.qkv.data(), width, w.dtype,
+                       L.qkv_scale, calibrate);
     for (std::int64_t t = 0; t < t_count; ++t)
       for (std::int64_t head = 0; head < c.heads + c.kv_heads; ++head)
         for (std::int64_t i = 0; i < d / 2; ++i) {
@@ -80,21 +102,32 @@ std::vector<double> reference_logits(const DecoderWeights& w, const std::vector<
             attn[static_cast<std::size_t>(t * c.heads * d + head * d + i)] +=
                 scores[static_cast<std::size_t>(j)] / sum * qkv[static_cast<std::size_t>(j * width + (c.heads + c.kv_heads + g) * d + i)];
       }
-    const auto o = project(attn, t_count, c.heads * d, L.o.data(), hidden, w.dtype);
+    const auto o = project(attn, t_count, c.heads * d, L.o.data(), hidden, w.dtype, L.o_scale, calibrate);
     for (std::size_t i = 0; i < h.size(); ++i) h[i] += o[i];
-    const auto gu = project(rms_norm(h, t_count, hidden, L.mlp_norm, c.rms_eps), t_count, hidden, L.gate_up.data(), 2 * c.intermediate, w.dtype);
+    const auto gu = project(rms_norm(h, t_count, hidden, L.mlp_norm, c.rms_eps), t_count, hidden, L.gate_up.data(),
+                            2 * c.intermediate, w.dtype, L.gate_up_scale, calibrate);
     std::vector<double> act(static_cast<std::size_t>(t_count * c.intermediate));
     for (std::int64_t t = 0; t < t_count; ++t)
       for (std::int64_t i = 0; i < c.intermediate; ++i) {
         const double g = gu[static_cast<std::size_t>(t * 2 * c.intermediate + i)];
         act[static_cast<std::size_t>(t * c.intermediate + i)] = g / (1 + std::exp(-g)) * gu[static_cast<std::size_t>(t * 2 * c.intermediate + c.intermediate + i)];
       }
-    const auto down = project(act, t_count, c.intermediate, L.down.data(), hidden, w.dtype);
+    const auto down = project(act, t_count, c.intermediate, L.down.data(), hidden, w.dtype, L.down_scale, calibrate);
     for (std::size_t i = 0; i < h.size(); ++i) h[i] += down[i];
   }
   const std::vector<double> last(h.end() - hidden, h.end());
   const auto x = rms_norm(last, 1, hidden, w.final_norm, c.rms_eps);
-  return project(x, 1, hidden, w.head(), c.vocab, w.dtype);
+  return project(x, 1, hidden, w.head(), c.vocab, w.dtype, w.head_scale, calibrate);
+}
+
+}  // namespace
+
+std::vector<double> reference_logits(const DecoderWeights& w, const std::vector<std::int32_t>& tokens, std::int64_t layers) {
+  return forward(const_cast<DecoderWeights&>(w), tokens, layers, false);  // not calibrating: nothing is written
+}
+
+void calibrate_fp8_input_scales(DecoderWeights& w, const std::vector<std::int32_t>& tokens) {
+  if (w.dtype == Dtype::fp8) forward(w, tokens, -1, true);
 }
 
 }  // namespace rooftop::inference
