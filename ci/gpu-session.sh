@@ -86,7 +86,8 @@ for step in "$@"; do
         echo "$tier tier: exit $?"; grep -vE '^[^ ]+\.[a-z_]+ ' "$out/cuda-$tier-inference.log" | tail -25 | cut -c1-150
       done ;;
     inference-fp8)  # issue 17's fp8 weights: the decoder's GPU tests, then fp8 beside bf16 on the same points
-      "$bin/rooftop_gpu_tests" "[inference]" --durations yes 2>&1 | tail -12 | tee "$out/gpu-tests-inference-fp8.txt"
+      "$bin/rooftop_gpu_tests" "[inference]" --durations yes -s 2>&1 | grep -E "error .* x the bound|FAILED|passed|failed" \
+        | cut -c1-200 | tee "$out/gpu-tests-inference-fp8.txt"
       for dtype in fp8 bf16; do
         shapes=llama-3.2-1b:prefill:1x512,llama-3.2-1b:decode:1x512:graph,llama-3.1-8b:decode:1x512:graph
         shapes+=,llama-3.1-8b:prefill:1x2048,llama-3.1-8b:decode:64x2048:graph

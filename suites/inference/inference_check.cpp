@@ -21,10 +21,12 @@ constexpr std::int64_t kPrompt = 8, kSliceLayers = 2;
 double logit_tolerance(Dtype dtype) {
   // Matmul inputs, the cache and the attention output are rounded to the dtype at every
   // layer; the errors of a few roundings add up before the LM head. fp8's reference
-  // quantises as the GPU does (reference_decoder.hpp): what is left are the bf16 roundings
-  // of the activations, and the e4m3 steps of the few inputs that those move across a
-  // rounding boundary, so twice bf16's bound, not e4m3's.
-  if (dtype == Dtype::fp8) return 2 * logit_tolerance(Dtype::bf16);
+  // quantises as the GPU does (reference_decoder.hpp), but from the second layer on its
+  // activations differ from the GPU's by bf16 roundings (the cache, q, the residual), and
+  // those move a few percent of the inputs across an e4m3 rounding boundary: a step of up
+  // to 2^-3 of the value each. Measured on the H100 (8B slice): 6.8% of the largest logit;
+  // the bound is one such step of it.
+  if (dtype == Dtype::fp8) return 0.125;
   return dtype == Dtype::fp32 ? 1e-5 : 4 * unit_roundoff(dtype);
 }
 

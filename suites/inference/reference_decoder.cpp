@@ -34,14 +34,19 @@ std::vector<double> project(const std::vector<double>& x_in, std::int64_t rows, 
   const std::vector<double>& x = fp8 ? quantized : x_in;
   const double out_scale = fp8 ? static_cast<double>(scales.input) * static_cast<double>(scales.weight) : 1.0;
   std::vector<double> y(static_cast<std::size_t>(rows * n), 0.0);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t j = 0; j < n; ++j)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      double acc = 0;
-      for (std::int64_t i = 0; i < k; ++i)
-        acc += x[static_cast<std::size_t>(r * k + i)] * load_element(dtype, w, static_cast<std::size_t>(j * k + i));
-      y[static_cast<std::size_t>(r * n + j)] = acc * out_scale;
+#pragma omp parallel
+  {
+    std::vector<double> row(static_cast<std::size_t>(k));  // W[j] widened once for every row of x
+#pragma omp for schedule(static)
+    for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t i = 0; i < k; ++i) row[static_cast<std::size_t>(i)] = load_element(dtype, w, static_cast<std::size_t>(j * k + i));
+      for (std::int64_t r = 0; r < rows; ++r) {
+        double acc = 0;
+        for (std::int64_t i = 0; i < k; ++i) acc += x[static_cast<std::size_t>(r * k + i)] * row[static_cast<std::size_t>(i)];
+        y[static_cast<std::size_t>(r * n + j)] = acc * out_scale;
+      }
     }
+  }
   return y;
 }
 

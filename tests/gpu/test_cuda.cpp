@@ -238,7 +238,8 @@ TEST_CASE("inference: the CUDA decoder matches the double-precision reference, e
                                                                                                 layers, launch);
                                               });
       INFO(dtype_name(dtype) << " heads " << v.heads << "/" << v.kv_heads << " x " << v.head_dim << ", "
-                    << (launch == inference::Launch::graph ? "graph" : "eager") << ": " << c.worst_element << " ("
+                    << (launch == inference::Launch::graph ? "graph" : "eager") << ": error " << c.max_error_ratio
+                    << " x the bound at " << c.worst_element << " ("
                     << c.tolerance << ")");
       CHECK(c.passed);
       CHECK(c.elements_checked > 0);
