@@ -1,6 +1,7 @@
 #pragma once
 // The performance gate: compares the samples of a run with a baseline, benchmark by
-// benchmark, and says FAIL only for a slowdown that is both significant and large.
+// benchmark, and says FAIL only for a significant slowdown whose whole confidence interval
+// lies beyond the threshold.
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -27,7 +28,6 @@ struct GateConfig {
   double tau_system = 0.05;    // for collectives and end-to-end inference
   int min_repetitions = 7;     // per side, or INCONCLUSIVE
   double clock_tolerance = 0.05;  // relative difference of median clocks that makes samples not comparable
-  int bootstrap_resamples = 2000;  // ab's paired blocks only; the two-sample CI is exact
   std::vector<ThresholdOverride> overrides;
   double tau_for(const std::string& name, const std::string& family) const;
 };

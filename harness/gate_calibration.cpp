@@ -90,8 +90,7 @@ CalibrationReport calibrate_gate(const std::vector<RunResults>& aa, const std::v
   for (const auto& [name, q] : quiet) report.quiet_benchmarks += q;
   report.median_cv = all_cv.empty() ? 0 : median(all_cv);
 
-  GateConfig fast = config;
-  fast.bootstrap_resamples = 0;  // FAIL needs only p and the shift (ab's blocks are not used here)
+  const GateConfig& fast = config;  // the gate as configured
   std::uint64_t state = seed;
   std::vector<double> offline = {0.0};
   offline.insert(offline.end(), slowdowns.begin(), slowdowns.end());

@@ -3,15 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <numbers>
 #include <stdexcept>
 
-#include "harness/random_fill.hpp"
 #include "harness/statistics.hpp"
 
 namespace rooftop {
 namespace {
 constexpr int kExactLimit = 50;
+constexpr int kExactTiedLimit = 60;  // values in all: the tied count is n x N x N^2 steps
 
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
 
@@ -78,6 +79,29 @@ double mann_whitney_p(std::span<const double> x, std::span<const double> y) {
   double rank_sum_x = 0;
   for (int i = 0; i < n; ++i) rank_sum_x += ranks[i];
   const double u = rank_sum_x - n * (n + 1) / 2.0;  // #(y < x) pairs, ties counted half
+  if (tie_term != 0 && n + m <= kExactTiedLimit) {
+    // With ties: every choice of n of the N mid-ranks is equally likely under the null; count
+    // the doubled (integer) rank sums of the choices, as far from the mean as x's or farther.
+    std::vector<int> doubled(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) doubled[i] = static_cast<int>(std::lround(2 * ranks[i]));
+    const int top = std::accumulate(doubled.begin(), doubled.end(), 0);
+    // ways[j][s]: subsets of j of the ranks seen so far with doubled sum s.
+    std::vector<std::vector<double>> ways(static_cast<std::size_t>(n) + 1, std::vector<double>(static_cast<std::size_t>(top) + 1, 0));
+    ways[0][0] = 1;
+    for (const int r : doubled)
+      for (int j = n; j >= 1; --j)
+        for (int s2 = top; s2 >= r; --s2) ways[static_cast<std::size_t>(j)][static_cast<std::size_t>(s2)] +=
+            ways[static_cast<std::size_t>(j - 1)][static_cast<std::size_t>(s2 - r)];
+    const double centre = n * (n + m + 1.0);  // doubled mean rank sum
+    const double observed = std::fabs(2 * rank_sum_x - centre);
+    double extreme = 0, total = 0;
+    for (int s2 = 0; s2 <= top; ++s2) {
+      const double w = ways[static_cast<std::size_t>(n)][static_cast<std::size_t>(s2)];
+      total += w;
+      if (std::fabs(s2 - centre) >= observed - 1e-9) extreme += w;
+    }
+    return std::min(1.0, extreme / total);
+  }
   if (tie_term == 0 && n <= kExactLimit && m <= kExactLimit) {
     const auto dist = mann_whitney_distribution(n, m);
     const int k = static_cast<int>(std::lround(u));
@@ -162,18 +186,44 @@ Interval hodges_lehmann_ci(std::span<const double> x, std::span<const double> y,
   return {lo, *high};
 }
 
-Interval bootstrap_shift_ci(std::span<const double> x, std::span<const double> y, double level, int resamples,
-                            std::uint64_t seed) {
-  std::vector<double> shifts(resamples), bx(x.size()), by(y.size());
-  std::uint64_t state = seed;
-  auto pick = [&](std::size_t size) { return static_cast<std::size_t>(splitmix64(state++) % size); };
-  for (int r = 0; r < resamples; ++r) {
-    for (auto& v : bx) v = x[pick(x.size())];
-    for (auto& v : by) v = y[pick(y.size())];
-    shifts[r] = hodges_lehmann_shift(bx, by);
-  }
+namespace {
+std::vector<double> walsh_averages(std::span<const double> d) {
+  std::vector<double> w;
+  w.reserve(d.size() * (d.size() + 1) / 2);
+  for (std::size_t i = 0; i < d.size(); ++i)
+    for (std::size_t j = i; j < d.size(); ++j) w.push_back((d[i] + d[j]) / 2);
+  return w;
+}
+}  // namespace
+
+double walsh_median(std::span<const double> d) { return d.empty() ? 0.0 : median(walsh_averages(d)); }
+
+Interval walsh_ci(std::span<const double> d, double level) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const int n = static_cast<int>(d.size());
+  if (n == 0) return {-kInf, kInf};
   const double tail = (1.0 - level) / 2.0;
-  return {quantile(shifts, tail), quantile(shifts, 1.0 - tail)};
+  const std::int64_t total = static_cast<std::int64_t>(n) * (n + 1) / 2;
+  std::int64_t c = 0;  // the most Walsh averages below the interval with P(T+ <= c - 1) <= tail
+  if (n <= kExactLimit) {
+    std::vector<double> count(static_cast<std::size_t>(total) + 1, 0.0);  // subsets of {1..n} by sum
+    count[0] = 1;
+    for (int r = 1; r <= n; ++r)
+      for (std::int64_t s = total; s >= r; --s) count[static_cast<std::size_t>(s)] += count[static_cast<std::size_t>(s - r)];
+    const double all = std::ldexp(1.0, n);
+    double below = 0;
+    while (c < total && below + count[static_cast<std::size_t>(c)] / all <= tail) below += count[static_cast<std::size_t>(c++)] / all;
+  } else {
+    const double mean_t = static_cast<double>(total) / 2, sd = std::sqrt(n * (n + 1.0) * (2.0 * n + 1.0) / 24.0);
+    c = static_cast<std::int64_t>(std::floor(mean_t - normal_quantile(1.0 - tail) * sd));
+  }
+  if (c < 1) return {-kInf, kInf};
+  auto w = walsh_averages(d);
+  auto low = w.begin() + (c - 1), high = w.begin() + (total - c);
+  std::nth_element(w.begin(), low, w.end());
+  const double lo = *low;
+  std::nth_element(w.begin(), high, w.end());
+  return {lo, *high};
 }
 
 std::vector<double> holm_adjust(std::span<const double> p) {

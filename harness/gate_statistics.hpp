@@ -7,9 +7,9 @@
 
 namespace rooftop {
 
-// Two-sided Mann-Whitney U test of x against y. Exact (by counting arrangements) when
-// there are no ties and both sides have at most 50 values; otherwise the normal
-// approximation with tie and continuity corrections.
+// Two-sided Mann-Whitney U test of x against y. Exact up to 50 values a side without ties,
+// and with ties up to 60 values in all (the permutation distribution of the mid-rank sum,
+// counted); beyond, the normal approximation with tie and continuity corrections.
 double mann_whitney_p(std::span<const double> x, std::span<const double> y);
 
 // Two-sided Wilcoxon signed-rank test that the paired differences d are centred on zero.
@@ -30,10 +30,13 @@ struct Interval {
 // interval reaches that coverage with so few values. One sort: no resampling.
 Interval hodges_lehmann_ci(std::span<const double> x, std::span<const double> y, double level = 0.95);
 
-// Percentile bootstrap CI of the Hodges-Lehmann shift: both sides resampled with
-// replacement `resamples` times from a fixed seed, so the same data give the same interval.
-Interval bootstrap_shift_ci(std::span<const double> x, std::span<const double> y, double level, int resamples,
-                            std::uint64_t seed);
+// Hodges-Lehmann estimate of one sample's centre: the median of the Walsh averages
+// (d_i + d_j) / 2, i <= j (the paired blocks of `ab`).
+double walsh_median(std::span<const double> d);
+// Its distribution-free CI (Tukey; Hollander & Wolfe 3.3): [W(c), W(K + 1 - c)] of the K
+// sorted Walsh averages, c from the signed-rank null distribution (exact up to 50 values)
+// so that the coverage is at least `level`. Unbounded when no interval reaches it.
+Interval walsh_ci(std::span<const double> d, double level = 0.95);
 
 // Holm's step-down adjustment: adjusted p-values in the input order (family-wise error).
 std::vector<double> holm_adjust(std::span<const double> p);

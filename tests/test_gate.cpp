@@ -79,16 +79,54 @@ TEST_CASE("Holm across the suite: too few repetitions for many benchmarks is sai
   CHECK_THAT(first.reason, Catch::Contains("cannot reach p <") && Catch::Contains("--repetitions"));
 }
 
-TEST_CASE("a wrong result fails, a clock change makes samples not comparable", "[gate]") {
-  auto base = run_of({{"wrong", samples(1.0, 0.01)}, {"clock", samples(1.0, 0.01, 10, 2500)}});
-  auto cur = run_of({{"wrong", samples(1.0, 0.01)}, {"clock", samples(1.3, 0.01, 10, 1800)}});
+TEST_CASE("FAIL needs the interval beyond tau: a change of exactly tau is not a coin toss", "[gate]") {
+  // +3.5% with 1% noise: the estimate is beyond tau (3%), the interval is not wholly.
+  const auto r = gate_results(run_of({{"edge", samples(1.0, 0.02)}}), run_of({{"edge", samples(1.035, 0.02)}}),
+                              GateConfig{}, "b", "c");
+  const auto c = only(r, "edge");
+  INFO(c.reason);
+  CHECK(c.change > 0.03);
+  CHECK(c.change_low < 0.03);
+  CHECK(c.verdict == Verdict::inconclusive);
+}
+
+TEST_CASE("a wrong result fails, so does a slowdown that lowered the clock, a clock change alone is not comparable",
+          "[gate]") {
+  auto base = run_of({{"wrong", samples(1.0, 0.01)}, {"clock", samples(1.0, 0.01, 10, 2500)},
+                      {"clock_only", samples(1.0, 0.01, 10, 2500)}});
+  auto cur = run_of({{"wrong", samples(1.0, 0.01)}, {"clock", samples(1.3, 0.01, 10, 1800)},
+                     {"clock_only", samples(1.01, 0.01, 10, 1800)}});
   cur.results[0].status = Status::failed;
   cur.results[0].reason = "wrong results";
   const auto r = gate_results(base, cur, GateConfig{}, "b", "c");
   CHECK(only(r, "wrong").verdict == Verdict::fail);
-  CHECK(only(r, "clock").verdict == Verdict::inconclusive);
+  CHECK(only(r, "clock").verdict == Verdict::fail);  // a regression may be what lowered the clock
   CHECK(only(r, "clock").clock_differs);
-  CHECK_THAT(only(r, "clock").reason, Catch::Contains("1800 MHz"));
+  CHECK_THAT(only(r, "clock").reason, Catch::Contains("1800 MHz") && Catch::Contains("may be the clock's"));
+  CHECK(only(r, "clock_only").verdict == Verdict::inconclusive);
+  CHECK_THAT(only(r, "clock_only").reason, Catch::Contains("not comparable"));
+}
+
+TEST_CASE("ab: a point that failed in build B is a FAIL, a point of one build MISSING or NEW", "[gate]") {
+  std::vector<AbBlock> blocks;
+  for (int k = 0; k < 8; ++k) {
+    AbBlock block;
+    block.a.push_back(run_of({{"same", samples(1.0, 0.01)}, {"broken", samples(1.0, 0.01)}, {"gone", samples(1.0, 0.01)}}));
+    auto b = run_of({{"same", samples(1.0, 0.01)}, {"broken", samples(1.0, 0.01)}, {"added", samples(1.0, 0.01)}});
+    if (k == 5) {  // one run of B gets a wrong result
+      b.results[1].status = Status::failed;
+      b.results[1].reason = "wrong results";
+      b.results[1].samples.clear();
+    }
+    block.b.push_back(b);
+    blocks.push_back(block);
+  }
+  const auto r = gate_paired_blocks(blocks, GateConfig{}, "a", "b");
+  CHECK(only(r, "same").verdict == Verdict::pass);
+  CHECK(only(r, "broken").verdict == Verdict::fail);
+  CHECK_THAT(only(r, "broken").reason, Catch::Contains("correctness"));
+  CHECK(only(r, "gone").verdict == Verdict::missing);
+  CHECK(only(r, "added").verdict == Verdict::added);
 }
 
 TEST_CASE("gate config: defaults, overrides per benchmark, bad files", "[gate]") {

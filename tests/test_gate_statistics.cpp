@@ -26,11 +26,11 @@ TEST_CASE("Mann-Whitney p-values match R", "[gate][statistics]") {
   }
   CHECK(mann_whitney_p(a, b) == Approx(2.0 / 184756));
   CHECK(smallest_mann_whitney_p(10, 10) == Approx(2.0 / 184756));
-  // Ties go to the normal approximation, worked by hand as R's wilcox.test(correct = TRUE)
-  // does: mid-ranks give U = 0.5; var = 25/12 * (11 - 30/90) = 22.22; z = (12 - 0.5) / 4.714
-  // = 2.4395; p = 2 * Phi(-2.4395) = 0.01471.
+  // With ties the test stays exact (the normal approximation, R's wilcox.test(correct =
+  // TRUE), gave 0.01471 here): of the C(10, 5) = 252 choices of five mid-ranks, 4 sum as far
+  // from the mean 27.5 as x's 15.5 or farther.
   CHECK(mann_whitney_p(std::vector<double>{1, 1, 2, 2, 3}, std::vector<double>{3, 4, 4, 5, 5}) ==
-        Approx(0.01471).margin(1e-5));
+        Approx(4.0 / 252).margin(1e-12));
 }
 
 TEST_CASE("Wilcoxon signed-rank p-values match R", "[gate][statistics]") {
@@ -44,7 +44,7 @@ TEST_CASE("Wilcoxon signed-rank p-values match R", "[gate][statistics]") {
   CHECK(wilcoxon_signed_rank_p(std::vector<double>{0, 0, 0}) == 1.0);
 }
 
-TEST_CASE("Hodges-Lehmann shift and its bootstrap interval", "[gate][statistics]") {
+TEST_CASE("Hodges-Lehmann shift, the Walsh-average centre and its exact interval", "[gate][statistics]") {
   CHECK(hodges_lehmann_shift(std::vector<double>{1, 2}, std::vector<double>{3, 5}) == Approx(2.5));
   std::vector<double> x, y;
   for (int i = 0; i < 10; ++i) {
@@ -52,12 +52,32 @@ TEST_CASE("Hodges-Lehmann shift and its bootstrap interval", "[gate][statistics]
     y.push_back(1.2 + 0.01 * i);
   }
   CHECK(hodges_lehmann_shift(x, y) == Approx(0.2));
-  const auto ci = bootstrap_shift_ci(x, y, 0.95, 2000, 7);
-  CHECK(ci.low <= 0.2);
-  CHECK(ci.high >= 0.2);
-  CHECK(ci.high - ci.low < 0.1);
-  const auto again = bootstrap_shift_ci(x, y, 0.95, 2000, 7);
-  CHECK(again.low == ci.low);  // same seed, same interval
+  // Walsh averages of {1, 2, 4}: 1, 1.5, 2.5, 2, 3, 4: median 2.25.
+  CHECK(walsh_median(std::vector<double>{1, 2, 4}) == Approx(2.25));
+  // Hollander & Wolfe's table: n = 10 at 95% two-sided takes c = 9 (P(T+ <= 8) = 0.0244).
+  std::vector<double> d;
+  for (int i = 1; i <= 10; ++i) d.push_back(i);
+  const auto ci = walsh_ci(d, 0.95);
+  std::vector<double> w;
+  for (std::size_t i = 0; i < d.size(); ++i)
+    for (std::size_t j = i; j < d.size(); ++j) w.push_back((d[i] + d[j]) / 2);
+  std::sort(w.begin(), w.end());
+  CHECK(ci.low == w[8]);
+  CHECK(ci.high == w[w.size() - 9]);
+  // Too few values for any 95% interval: unbounded, never a decision.
+  CHECK(std::isinf(walsh_ci(std::vector<double>{1, 2, 3, 4, 5}, 0.95).low));
+}
+
+TEST_CASE("the exact tests keep their power with ties: one repeated value does not hide a clean shift",
+          "[gate][statistics]") {
+  // Cleanly separated, one value repeated on the baseline side: exact p 2 / C(16, 8) as without it.
+  std::vector<double> x{1.00, 1.01, 1.02, 1.02, 1.03, 1.04, 1.05, 1.06}, y;
+  for (double v : x) y.push_back(v * 1.2);
+  CHECK(mann_whitney_p(x, y) == Approx(2.0 / 12870).epsilon(1e-9));
+  // Ties across the sides: the exact permutation p of the mid-rank sum, counted by hand for
+  // {1, 2, 2} against {2, 3, 3} (mid-ranks 1, 3, 3 | 3, 5.5, 5.5): of the 20 choices of three
+  // ranks, 6 sum as far from 10.5 as x's 7 or farther.
+  CHECK(mann_whitney_p(std::vector<double>{1, 2, 2}, std::vector<double>{2, 3, 3}) == Approx(0.3).margin(1e-12));
 }
 
 TEST_CASE("Holm adjustment matches R's p.adjust", "[gate][statistics]") {
