@@ -12,7 +12,7 @@ export DEBIAN_FRONTEND=noninteractive
 # ocl-icd-opencl-dev is only a Recommends of libdnnl-dev (ci/fresh-debian.sh proves the list).
 packages=(build-essential cmake ninja-build git ca-certificates
   libbenchmark-dev libdnnl-dev ocl-icd-opencl-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
-  libkainjow-mustache-dev libre2-dev pkgconf python3 libopenmpi-dev openmpi-bin)
+  libkainjow-mustache-dev libre2-dev libsqlite3-dev pkgconf python3 libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = "--tests" ]; then
   packages+=(python3-jsonschema chromium)
   command -v npm >/dev/null || packages+=(nodejs npm)

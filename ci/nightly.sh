@@ -3,7 +3,9 @@
 # runs the same on a developer's machine.
 #
 #   ci/nightly.sh nightly [OUT_DIR]      build, characterize, run the full tier, gate against
-#                                        baselines/<this device>, write results, Markdown, JUnit
+#                                        baselines/<this device>, write results, Markdown, JUnit;
+#                                        add the night to the history ($ROOFTOP_HISTORY) and
+#                                        check its series for change points
 #   ci/nightly.sh pr BASE_REF [OUT_DIR]  build BASE_REF and HEAD, run `rooftop ab` between them
 #
 # Exit: 0 no regression, 1 a regression, 2 usage, 3 no baseline for this machine (nightly).
@@ -29,7 +31,16 @@ case "$mode" in
     "$rooftop" gate --baseline "$root/baselines" "$out/results.json" \
       --markdown "$out/gate.md" --junit "$out/gate-junit.xml" --json "$out/gate.json" || gate=$?
     [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/gate.md" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"
+    # The history outlives the checkout (a self-hosted runner's home): each night is added,
+    # then every series is searched for change points; a new slowdown fails the night.
+    history_db=${ROOFTOP_HISTORY:-${XDG_DATA_HOME:-$HOME/.local/share}/rooftop/history.sqlite}
+    history=0
+    if "$rooftop" history add "$out/results.json" --db "$history_db"; then
+      "$rooftop" history check --db "$history_db" > "$out/history.txt" || history=$?
+      cat "$out/history.txt"
+    fi
     if [ "$gate" -ne 0 ]; then exit "$gate"; fi
+    if [ "$history" -ne 0 ]; then exit "$history"; fi
     exit "$status"
     ;;
   pr)

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   rooftop::cli::add_ab_command(app, exit_code);
   rooftop::cli::add_calibrate_command(app, exit_code);
   rooftop::cli::add_report_command(app, exit_code);
+  rooftop::cli::add_history_command(app, exit_code);
 
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the choices.
   std::vector<std::string> names;

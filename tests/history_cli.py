@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""`rooftop history add` and `check` end to end, on nights made from a kept run: a flat
+stretch, then every benchmark 30% slower. The check must name the new regression (exit 1);
+adding a night twice is refused (exit 2); a missing history is a usage error (exit 2).
+
+usage: history_cli.py ROOFTOP RESULTS.json WORK_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+rooftop, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+db = os.path.join(work, "history.sqlite")
+
+
+def run(*args):
+    p = subprocess.run([rooftop, *args], capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout + p.stderr
+
+
+def expect(code, text, got):
+    if got[0] != code or text not in got[1]:
+        sys.exit(f"expected exit {code} and '{text}', got exit {got[0]}:\n{got[1]}")
+
+
+expect(2, "no such file", run("history", "check", "--db", db))
+base = json.load(open(source))
+nights = []
+for night in range(12):
+    d = json.loads(json.dumps(base))
+    d["created"] = f"2026-10-{night + 1:02d}T02:17:00Z"
+    d["complete"] = True
+    factor = (1.3 if night >= 9 else 1.0) * (1 + 0.002 * (night % 3))  # a step on night 9
+    for r in d["results"]:
+        samples = r.get("samples") or {}
+        samples["seconds_per_iteration"] = [t * factor for t in samples.get("seconds_per_iteration", [])]
+    path = os.path.join(work, f"night{night:02d}.json")
+    json.dump(d, open(path, "w"))
+    nights.append(path)
+expect(0, "benchmarks added", run("history", "add", *nights[:6], "--db", db))
+expect(0, "0 new regressions", run("history", "check", "--db", db))
+expect(0, "benchmarks added", run("history", "add", *nights[6:], "--db", db))
+expect(2, "already in the history", run("history", "add", nights[0], "--db", db))
+got = run("history", "check", "--db", db)
+expect(1, "REGRESSION", got)
+if "+30.0%" not in got[1]:
+    sys.exit(f"the step's size is not +30.0%:\n{got[1]}")
+print("history add/check: ok")
