@@ -15,7 +15,8 @@ namespace {
 constexpr const char* kExitCodesHelp =
     "Exit codes:\n"
     "  0    run: every point ran and passed its check; gate/compare/ab: no regression\n"
-    "  1    run: a point failed its correctness check or could not run; gate/compare/ab: a FAIL\n"
+    "  1    run: a point failed its correctness check or could not run; gate/compare/ab: a FAIL;\n"
+    "       history check: a new change point that is a slowdown\n"
     "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file,\n"
     "       a baseline of another device, tier or schema; gate/compare: nothing in common;\n"
     "       an output that cannot be written\n"

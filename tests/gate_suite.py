@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""The perf gate of one suite and backend, for `ctest -L perf`: skips (exit 3) with the exact
-command to make a baseline when this machine has none (or its GPU is absent); otherwise runs the suite at the
-quick tier and gates it against the stored baseline (exit 0 pass, 1 regression).
+"""The perf gate of one suite and backend, for `ctest -L perf`.
+
+With ROOFTOP_REFERENCE (the environment, or the CMake cache variable of that name: the
+rooftop binary of a reference build, e.g. main's), it runs `rooftop ab` of that build
+against this one on this machine, the smoke tier in interleaved ABBA blocks (drift
+cancels; ROOFTOP_AB_BLOCKS, default 16): the before-merge check on a machine with no
+baseline. Otherwise it gates the quick tier against this machine's stored baseline, and
+where there is none it skips (exit 3) with the exact commands for either way.
+Exit 0 pass, 1 regression, 2 usage.
 
 usage: gate_suite.py ROOFTOP STORE SUITE BACKEND OUT_DIR
 """
@@ -11,9 +17,26 @@ import sys
 
 rooftop, store, suite, backend, out = sys.argv[1:6]
 os.makedirs(out, exist_ok=True)
+reference = os.environ.get("ROOFTOP_REFERENCE", "")
+if reference:
+    if not (os.path.isfile(reference) and os.access(reference, os.X_OK)):
+        print(f"ROOFTOP_REFERENCE={reference}: not an executable rooftop; build the reference's `rooftop` target and "
+              "point ROOFTOP_REFERENCE at build/cli/rooftop")
+        sys.exit(2)
+    blocks = os.environ.get("ROOFTOP_AB_BLOCKS", "16")
+    ab = subprocess.run([rooftop, "ab", "--a", reference, "--b", rooftop, "--blocks", blocks,
+                         "--dir", os.path.join(out, f"ab-{suite}-{backend}"),
+                         "--markdown", os.path.join(out, f"ab-{suite}-{backend}.md"),
+                         "--", "--suite", suite, "--backend", backend, "--tier", "smoke", "--repetitions", "5"], text=True)
+    sys.exit(ab.returncode)
 show = subprocess.run([rooftop, "baseline", "show", "--suite", suite, "--backend", backend, "--baselines", store],
                       capture_output=True, text=True)
 print(show.stdout + show.stderr)
+if show.returncode == 3:
+    print("Or, before a merge, compare with a reference build on this machine (no baseline needed):\n"
+          "  git worktree add /tmp/rooftop-main main && cmake -S /tmp/rooftop-main -B /tmp/rooftop-main/build -G Ninja "
+          "-DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/rooftop-main/build --target rooftop\n"
+          "  ROOFTOP_REFERENCE=/tmp/rooftop-main/build/cli/rooftop ctest -L perf")
 if show.returncode in (3, 4):
     sys.exit(3)  # CTest: SKIP (no baseline here, or the backend's device is not here)
 if show.returncode != 0:
