@@ -9,6 +9,7 @@
 #include "harness/backend.hpp"
 #include "harness/baselines.hpp"
 #include "cli/commands.hpp"
+#include "cli/gate_inputs.hpp"
 #include "harness/errors.hpp"
 #include "harness/registry.hpp"
 #include "harness/exit_codes.hpp"
@@ -52,64 +53,9 @@ int report(const GateReport& r, const GateOutputs& o) {
   if (!o.markdown.empty()) write_file_atomically(o.markdown, reports::gate_markdown(r));
   if (!o.junit.empty()) write_file_atomically(o.junit, reports::gate_junit(r));
   if (!o.json.empty()) write_file_atomically(o.json, reports::gate_json(r).dump(2) + "\n");
-  if (r.count(Verdict::fail)) return kExitFailure;
-  // Nothing in common is not a pass: a baseline of another suite, tier or shapes, or an
-  // empty run, compared no benchmark at all.
-  const auto compared = r.count(Verdict::pass) + r.count(Verdict::improved) + r.count(Verdict::inconclusive);
-  if (compared == 0) {
-    fmt::print(stderr, "rooftop: error: no benchmark was compared ({} NEW, {} MISSING): the run and the baseline share "
-                       "no benchmark name; gate a run of the baseline's suite, tier and shapes, or make a baseline of "
-                       "this run (`rooftop baseline update`)\n",
-               r.count(Verdict::added), r.count(Verdict::missing));
-    return kExitUsage;
-  }
-  return kExitOk;
+  return gate_exit_code(r);
 }
 
-std::string make_baseline_hint(const RunResults& run, const fs::path& store) {
-  std::set<std::string> suites;
-  for (const auto& r : run.results) suites.insert(r.problem.family);
-  std::string list;
-  bool kernel_loop = true;  // Google Benchmark's interleaving applies to its loop only
-  for (const auto& s : suites) {
-    list += (list.empty() ? "" : ",") + s;
-    if (const auto* f = family_named(s); f && f->measurement != Measurement::kernel_loop) kernel_loop = false;
-  }
-  return fmt::format("rooftop run --suite {} --backend {} --tier {}{} --out baseline-run.json "
-                     "&& rooftop baseline update baseline-run.json --baselines {}",
-                     list, run.meta.backend, run.meta.tier,
-                     kernel_loop ? " --benchmark_enable_random_interleaving=true" : "", store.string());
-}
-
-// The baseline for `run` from a file (*.json) or a store directory; nullopt when the store
-// has none for this device.
-std::optional<RunResults> find_baseline(const fs::path& where, const RunResults& run, std::string& origin) {
-  std::vector<fs::path> files;
-  if (where.extension() != ".json") {  // a store directory, perhaps not made yet
-    std::set<std::string> suites;
-    for (const auto& r : run.results) suites.insert(r.problem.family);
-    for (const auto& s : suites)
-      if (fs::exists(baseline_file(where, run.meta.fingerprint, s))) files.push_back(baseline_file(where, run.meta.fingerprint, s));
-    if (files.empty()) return std::nullopt;
-  } else {
-    files.push_back(where);
-  }
-  RunResults merged;
-  for (const auto& f : files) {
-    auto b = load_results(f);
-    if (b.meta.fingerprint != run.meta.fingerprint)
-      throw InputError(fmt::format("{}: field 'device.fingerprint' is {}, but the results are from {}: a baseline of "
-                                   "another device cannot gate this one (use `rooftop compare` to compare machines)",
-                                   f.string(), b.meta.fingerprint, run.meta.fingerprint));
-    if (b.meta.tier != run.meta.tier)
-      throw InputError(fmt::format("{}: field 'tier' is {}, but the results are tier {}: gate like against like",
-                                   f.string(), b.meta.tier, run.meta.tier));
-    if (merged.results.empty()) merged.meta = b.meta;
-    for (auto& r : b.results) merged.results.push_back(std::move(r));
-    origin += (origin.empty() ? "" : ", ") + f.string();
-  }
-  return merged;
-}
 }  // namespace
 
 void add_baseline_command(CLI::App& app, int& exit_code) {
@@ -179,10 +125,7 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
       exit_code = kExitNoBaseline;
       return;
     }
-    const fs::path store(*baseline);
-    const auto machine_config = store.extension() == ".json"
-                                    ? fs::path()
-                                    : store / checked_path_component(run.meta.fingerprint, "device fingerprint") / "gate.json";
+    const auto machine_config = machine_gate_config(*baseline, run);
     if (outputs->config.empty() && fs::exists(machine_config)) fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
     exit_code = report(gate_results(*base, run, config_of(*outputs, machine_config), origin, *results), *outputs);
   });

@@ -5,9 +5,13 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <set>
+
+#include <fmt/ranges.h>
 
 #include "harness/atomic_file.hpp"
 #include "cli/commands.hpp"
+#include "cli/gate_inputs.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/gate.hpp"
@@ -26,7 +30,12 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_option("results", *files, "Results JSON files (several devices: the comparison view)")->required();
   cmd->add_option("-o,--out", *out, "HTML file to write")->capture_default_str();
   cmd->add_option("--markdown", *markdown, "Also write a Markdown summary");
-  cmd->add_option("--baseline", *baseline, "Baseline results file: show the gate's verdicts for the first results file");
+  cmd->add_option("--baseline", *baseline,
+                  "Baseline file or store: the gate's verdicts for the first results file, decided as `rooftop gate` "
+                  "decides (same device and tier, the store's gate.json, exit 1 on a FAIL)");
+  auto config = std::make_shared<std::string>();
+  cmd->add_option("--config", *config, "Gate config JSON for --baseline (else the store's gate.json, else the defaults)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--templates", *templates, "Folder of report.html.mustache and report.md.mustache");
   cmd->add_option("--price", *prices, "FINGERPRINT=USD: a device's price, for performance per dollar");
   cmd->callback([=, &exit_code] {
@@ -34,21 +43,38 @@ void add_report_command(CLI::App& app, int& exit_code) {
     for (const auto& f : *files) inputs.push_back({f, load_results(f)});
     reports::ReportOptions options;
     options.templates = templates->empty() ? reports::default_templates_dir() : std::filesystem::path(*templates);
+    std::set<std::string> fingerprints;
+    for (const auto& in : inputs) fingerprints.insert(in.run.meta.fingerprint);
     for (const auto& p : *prices) {
       const auto eq = p.find('=');
       const double usd = eq == std::string::npos ? 0 : std::atof(p.c_str() + eq + 1);
       if (!(usd > 0) || !std::isfinite(usd)) throw InputError(fmt::format("--price '{}': write FINGERPRINT=USD, e.g. cpu-...=12000", p));
+      if (!fingerprints.count(p.substr(0, eq)))
+        throw InputError(fmt::format("--price '{}': no results file is of device {}; the devices here are {}", p,
+                                     p.substr(0, eq), fmt::join(fingerprints, ", ")));
       options.price_usd[p.substr(0, eq)] = usd;
     }
-    if (!baseline->empty())
-      options.gate = gate_results(load_results(*baseline), inputs.front().run, GateConfig{}, *baseline, inputs.front().origin);
+    if (!baseline->empty()) {
+      const auto& run = inputs.front().run;
+      std::string origin;
+      const auto base = find_baseline(*baseline, run, origin);
+      if (!base)
+        throw InputError(fmt::format("no baseline for device {} in {}; make one with:\n  {}", run.meta.fingerprint,
+                                     *baseline, make_baseline_hint(run, *baseline)));
+      const auto machine = machine_gate_config(*baseline, run);
+      const GateConfig gate_config = !config->empty()                           ? load_gate_config(*config)
+                                     : !machine.empty() && std::filesystem::exists(machine) ? load_gate_config(machine)
+                                                                                            : GateConfig{};
+      options.gate = gate_results(*base, run, gate_config, origin, inputs.front().origin);
+    }
     // Render everything first: nothing is written unless the whole report rendered.
     const auto html = reports::render_html_report(inputs, options);
     const auto md = markdown->empty() ? std::string() : reports::render_markdown_report(inputs, options);
     write_file_atomically(*out, html);
     if (!markdown->empty()) write_file_atomically(*markdown, md);
     fmt::print(stderr, "rooftop: wrote {} ({:.1f} KB)\n", *out, static_cast<double>(html.size()) / 1024);
-    exit_code = kExitOk;
+    // With a baseline, the verdict's exit code, as `rooftop gate` gives it.
+    exit_code = options.gate ? gate_exit_code(*options.gate) : kExitOk;
   });
 }
 

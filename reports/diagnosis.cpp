@@ -2,10 +2,56 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 namespace rooftop::reports {
 namespace {
-// Below this share of the roof, the code (not the machine) is the limit.
-constexpr double kFarFromRoof = 50.0;
+// Below this share of the roof, the code (not the machine) is the limit; from the second,
+// the point is near its roof.
+constexpr double kFarFromRoof = 50.0, kNearRoof = 80.0;
+
+// How narrow a dtype is: a faster unit or fewer bytes are only offered narrower than the
+// row's own (fp32 -> tf32 -> bf16/fp16 -> fp8 -> int8).
+int narrowness(const std::string& dtype) {
+  if (dtype == "tf32") return 1;
+  if (dtype == "bf16" || dtype == "fp16") return 2;
+  if (dtype == "fp8") return 3;
+  if (dtype == "int8") return 4;
+  return 0;  // fp32
+}
+
+// The next narrower dtype whose unit is markedly faster here: the smallest step down.
+std::optional<std::string> faster_unit(const std::string& dtype, double peak, const Ceilings* ceilings) {
+  std::optional<std::string> best;
+  int best_rank = 99;
+  if (!ceilings) return best;
+  for (const auto& c : ceilings->compute) {
+    const int rank = narrowness(c.dtype);
+    if (c.flops_per_s > 1.5 * peak && rank > narrowness(dtype) && rank < best_rank) {
+      best = c.dtype;
+      best_rank = rank;
+    }
+  }
+  return best;
+}
+
+// A GEMM whose sizes break the matrix units' alignment: rows of 16 bytes (8 bf16/fp16, 16
+// fp8/int8, 4 fp32/tf32 elements), or the library falls back to kernels without them.
+std::optional<std::string> misaligned(const nlohmann::ordered_json& r) {
+  if (r.value("family", "") != "gemm" || !r.contains("params") || !r["params"].is_object()) return std::nullopt;
+  const std::string dtype = r.value("dtype", "");
+  const int per_16_bytes = narrowness(dtype) >= 3 ? 16 : narrowness(dtype) == 2 ? 8 : 4;
+  for (const char* dim : {"k", "n", "m"}) {
+    const auto& p = r["params"];
+    if (!p.contains(dim) || !p[dim].is_number_integer()) continue;
+    const auto v = p[dim].get<std::int64_t>();
+    if (v % per_16_bytes != 0 && (std::string(dim) != "m" || v > 16))
+      return fmt::format("{} = {} is not a multiple of {} ({} rows of 16 bytes): matrix-unit kernels need them; pad {} "
+                         "to {}", dim == std::string("k") ? "K" : dim == std::string("n") ? "N" : "M", v, per_16_bytes,
+                         dtype, dim, (v + per_16_bytes - 1) / per_16_bytes * per_16_bytes);
+  }
+  return std::nullopt;
+}
 }  // namespace
 
 Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
@@ -17,6 +63,7 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
             "run `rooftop characterize` on this machine so the result can be placed"};
   const double pct = roof["percent_of_attainable"].get<double>();
   const std::string bound = roof["bound"].get<std::string>();
+  const std::string dtype = r.value("dtype", "");
   if (roof["above_ceiling"].get<bool>())
     return {fmt::format("{:.0f}% of its roof: above the measured ceiling, so the ceiling is wrong", pct),
             "run `rooftop characterize --merge` on an idle machine: it keeps the best of both"};
@@ -25,24 +72,24 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
             "larger batch or tiles, fuse small operations, or amortize dispatch"};
   if (bound == "memory") {
     const std::string level = roof["memory_level"].get<std::string>();
-    if (pct < kFarFromRoof)
-      return {fmt::format("memory-bound at {:.0f}% of the {} bandwidth", pct, level),
-              "far from the bandwidth roof: access pattern, blocking or prefetch; then autotune"};
-    return {fmt::format("memory-bound at {:.0f}% of the {} bandwidth", pct, level),
-            "cut bytes: fuse with neighbours, a narrower dtype (bf16, int8), or keep data in cache"};
+    const std::string finding = fmt::format("memory-bound at {:.0f}% of the {} bandwidth", pct, level);
+    if (pct < kFarFromRoof) return {finding, "far from the bandwidth roof: access pattern, blocking or prefetch; then autotune"};
+    const std::string narrower = narrowness(dtype) >= 3   ? ""
+                                 : narrowness(dtype) == 2 ? ", fp8 or int8 data"
+                                                          : ", bf16 or narrower data";
+    return {finding, fmt::format("{}cut bytes: fuse with neighbours{} or keep data in cache",
+                                 pct < kNearRoof ? "some way below the bandwidth roof; or " : "", narrower)};
   }
-  // Compute-bound: is there a faster unit for this work than the dtype's own ceiling?
-  const double peak = roof["compute_peak_flops_per_s"].get<double>();
-  std::string faster;
-  if (ceilings)
-    for (const auto& c : ceilings->compute)
-      if (c.flops_per_s > 1.5 * peak && c.dtype != r["dtype"].get<std::string>()) faster = c.dtype;
   const std::string finding =
       fmt::format("compute-bound at {:.0f}% of the {} peak", pct, roof["compute_ceiling"].get<std::string>());
-  if (pct < kFarFromRoof) return {finding, "far from the peak: larger tiles, better blocking, autotune the implementation"};
-  if (!faster.empty())
-    return {finding, fmt::format("near this unit's roof: move to the {} matrix units if accuracy allows", faster)};
-  return {finding, "near the roof: little is left here but a narrower dtype or less work"};
+  if (pct < kFarFromRoof) {
+    if (const auto why = misaligned(r)) return {finding, *why};
+    return {finding, "far from the peak: larger tiles, better blocking, autotune the implementation"};
+  }
+  if (pct < kNearRoof) return {finding, "some way below the peak: tile shapes, pipelining depth, autotune"};
+  if (const auto unit = faster_unit(dtype, roof["compute_peak_flops_per_s"].get<double>(), ceilings))
+    return {finding, fmt::format("near this unit's roof: move to the {} matrix units if accuracy allows", *unit)};
+  return {finding, "near the roof: little is left here but less work"};
 }
 
 }  // namespace rooftop::reports

@@ -1,6 +1,9 @@
 #include "reports/html_report.hpp"
 
 #include <fmt/format.h>
+
+#include "harness/units.hpp"
+#include "reports/result_rows.hpp"
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -54,12 +57,10 @@ std::string num(const ojson& j, const char* key, double scale, const char* forma
   return fmt::format(fmt::runtime(format), j[key].get<double>() * scale);
 }
 
-// The device as people call it: a CPU's model_name, a GPU's name (CUDA's property).
+// The device as people call it, then its fingerprint.
 std::string device_name(const RunResults& run) {
-  const auto& d = run.meta.device;
-  for (const char* key : {"model_name", "name"})
-    if (d.is_object() && d.contains(key) && d[key].is_string()) return d[key].get<std::string>() + " (" + run.meta.fingerprint + ")";
-  return run.meta.fingerprint;
+  return run.meta.device.is_object() ? device_display_name(run.meta.device) + " (" + run.meta.fingerprint + ")"
+                                     : run.meta.fingerprint;
 }
 
 // Same workload on different devices: family/dtype/shape (the backend may differ).
@@ -157,7 +158,10 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
 // per watt, and a geometric mean per suite.
 data comparison_section(const std::vector<ReportInput>& inputs, const std::vector<std::string>& fingerprints,
                         const ReportOptions& options) {
-  std::map<std::string, std::map<std::string, double>> rate;  // workload -> device -> FLOP/s
+  // workload -> device -> its rate: FLOP/s, or bytes/s for work without FLOPs (a
+  // collective's bus bandwidth, else its algorithm bandwidth).
+  std::map<std::string, std::map<std::string, double>> rate;
+  std::map<std::string, bool> in_bytes;
   std::map<std::string, std::map<std::string, double>> roof;  // workload -> device -> % of own roof
   std::map<std::string, std::map<std::string, double>> watts;  // workload -> device -> measured board power
   std::vector<std::string> order;
@@ -167,8 +171,12 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
       const auto d = derive(rec, run_ceilings);
       if (!d.throughput) continue;
       const auto key = workload_key(rec);
+      const bool bytes = d.throughput->flops_per_s <= 0;
+      const double value = bytes ? d.throughput->bus_bytes_per_s.value_or(d.throughput->bytes_per_s) : d.throughput->flops_per_s;
+      if (!(value > 0)) continue;  // nothing to compare (a zero-time or empty point)
       if (!rate.count(key)) order.push_back(key);
-      rate[key][in.run.meta.fingerprint] = d.throughput->flops_per_s;
+      rate[key][in.run.meta.fingerprint] = value;
+      in_bytes[key] = bytes;
       if (d.roofline) roof[key][in.run.meta.fingerprint] = 100.0 * d.roofline->fraction_of_attainable;
       if (d.power) watts[key][in.run.meta.fingerprint] = d.power->board_w;
     }
@@ -196,21 +204,22 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
       if (it == rate[key].end()) {
         cell.set("value", "-");
       } else {
-        cell.set("value", fmt::format("{:.4g} GFLOP/s", it->second / 1e9));
+        const bool bytes = in_bytes[key];
+        cell.set("value", format_si(it->second, bytes ? "B/s" : "FLOP/s"));
         if (base != first.end()) {
           cell.set("ratio", ratio_text(it->second / base->second));
           log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
         }
         if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
+        const auto scaled = [&](double v) { return format_si(v, bytes ? "B/s" : "FLOP/s"); };
         if (options.price_usd.count(fp))
-          cell.set("per_dollar", fmt::format("{:.3g} GFLOP/s per $1000", it->second / 1e9 / options.price_usd.at(fp) * 1000));
+          cell.set("per_dollar", fmt::format("{} per $1000", scaled(it->second / options.price_usd.at(fp) * 1000)));
         // Measured board power where the run has it; the datasheet's TDP otherwise, said so.
         if (watts[key].count(fp))
-          cell.set("per_watt", fmt::format("{:.3g} GFLOP/s per W (measured, {:.0f} W)", it->second / 1e9 / watts[key][fp],
-                                           watts[key][fp]));
+          cell.set("per_watt", fmt::format("{} per W (measured, {:.0f} W)", scaled(it->second / watts[key][fp]), watts[key][fp]));
         else if (tdp_w.count(fp))
-          cell.set("per_watt", fmt::format("{:.3g} GFLOP/s per W (TDP {:.0f} W: no power measured)",
-                                           it->second / 1e9 / tdp_w.at(fp), tdp_w.at(fp)));
+          cell.set("per_watt", fmt::format("{} per W (TDP {:.0f} W: no power measured)", scaled(it->second / tdp_w.at(fp)),
+                                           tdp_w.at(fp)));
       }
       cells.push_back(cell);
     }
@@ -333,7 +342,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
                                                ? fmt::format(" | {:.1f}% of {}", t["percent_of_link"].get<double>(),
                                                              t["link"].get<std::string>())
                                                : "")});
-        } else if (measured && !collective) {
+        } else if (measured && !collective && r["throughput"]["flops_per_s"].get<double>() > 0) {
+          // Work without FLOPs has no place on a FLOP roofline.
           const double ai = r["work"]["arithmetic_intensity"].get<double>();
           const double flops = r["throughput"]["flops_per_s"].get<double>();
           points.push_back({id, ai, flops, r["family"].get<std::string>(), r["dtype"].get<std::string>(),

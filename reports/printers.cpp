@@ -26,7 +26,7 @@ std::string md_field(const std::string& s) {
 std::string header_line(const nlohmann::ordered_json& j) {
   const auto& d = j["device"];
   return fmt::format("rooftop {} | {} | {} | tier {} | {}", j["rooftop"]["version"].get<std::string>(),
-                     d["properties"].value("model_name", d["backend"].get<std::string>()),
+                     device_display_name(d),
                      d["fingerprint"].get<std::string>(), j["tier"].get<std::string>(),
                      j["ceilings"]["measured"].is_null() ? "no ceilings: " + j["ceilings"]["source"].get<std::string>()
                                                          : "ceilings: " + j["ceilings"]["source"].get<std::string>());

@@ -50,4 +50,13 @@ ResultTable result_table(const ojson& results_json) {
   return t;
 }
 
+std::string device_display_name(const nlohmann::ordered_json& device) {
+  if (!device.is_object()) return "unknown device";
+  const auto& props = device.contains("properties") ? device["properties"] : device;
+  for (const char* key : {"model_name", "name"})
+    if (props.is_object() && props.contains(key) && props[key].is_string() && !props[key].get<std::string>().empty())
+      return props[key].get<std::string>();
+  return device.value("backend", std::string("unknown device"));
+}
+
 }  // namespace rooftop::reports

@@ -21,4 +21,8 @@ struct ResultTable {
 // Every column, the implementation whole: CSV, Markdown and `run --wide`.
 ResultTable result_table(const nlohmann::ordered_json& results_json);
 
+// The device as people call it, from a results file's "device" object: a CPU's model_name,
+// a GPU's name (CUDA's property), else the backend.
+std::string device_display_name(const nlohmann::ordered_json& device);
+
 }  // namespace rooftop::reports

@@ -154,7 +154,7 @@ void print_header(std::ostream& out, const ojson& j, std::size_t budget) {
   const auto& d = j["device"];
   const auto line = fmt::format("rooftop {} | tier {} | {} | {}", j["rooftop"]["version"].get<std::string>(),
                                 j["tier"].get<std::string>(),
-                                d["properties"].value("model_name", d["backend"].get<std::string>()),
+                                device_display_name(d),
                                 d["fingerprint"].get<std::string>());
   const auto ceilings = fmt::format("{}: {}", j["ceilings"]["measured"].is_null() ? "no ceilings" : "ceilings",
                                     j["ceilings"]["source"].get<std::string>());

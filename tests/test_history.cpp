@@ -71,7 +71,7 @@ TEST_CASE("change points: a 5% step is found where it is, flat noise has none", 
   CHECK(find_change_points(std::vector<double>{1, 2}).empty());  // too short to split
 }
 
-TEST_CASE("history: runs go in whole, in order, a series per device and tier; bad runs are refused", "[history]") {
+TEST_CASE("history: runs go in whole, in order, a series per device and tier, bad runs refused", "[history]") {
   const auto path = fresh_file("h.sqlite");
   {
     HistoryStore store(path);

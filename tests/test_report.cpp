@@ -3,6 +3,7 @@
 
 #include "harness/errors.hpp"
 #include "reports/diagnosis.hpp"
+#include "reports/result_rows.hpp"
 #include "reports/html_report.hpp"
 #include "reports/log_axis.hpp"
 #include "reports/roofline_svg.hpp"
@@ -77,6 +78,32 @@ TEST_CASE("diagnosis rules", "[report]") {
   CHECK_THAT(diagnose(result("compute", 90), &with_matrix).next_step, Catch::Contains("bf16 matrix units"));
   CHECK_THAT(diagnose(result("compute", 90), nullptr).next_step, Catch::Contains("near the roof"));
   CHECK_THAT(diagnose(result("compute", 140, true), nullptr).finding, Catch::Contains("ceiling is wrong"));
+  // The nearest narrower unit, not the last one listed: fp32 near its roof is pointed at
+  // tf32, never at int8; a bf16 row is not told to move to bf16, nor a row at 51% called near.
+  Ceilings gpu{{{"fp32_vector_fma", "fp32", "fma", 60e12}, {"tf32_matrix", "tf32", "mma", 400e12},
+                {"bf16_matrix", "bf16", "mma", 800e12}, {"fp8_matrix", "fp8", "mma", 1600e12},
+                {"int8_matrix", "int8", "mma", 1600e12}}, {}, 0, {}};
+  CHECK_THAT(diagnose(result("compute", 90), &gpu).next_step, Catch::Contains("tf32 matrix units"));
+  auto bf16_row = result("compute", 90);
+  bf16_row["dtype"] = "bf16";
+  bf16_row["roofline"]["compute_peak_flops_per_s"] = 800e12;
+  CHECK_THAT(diagnose(bf16_row, &gpu).next_step, Catch::Contains("fp8 matrix units"));
+  auto int8_row = bf16_row;
+  int8_row["dtype"] = "int8";
+  int8_row["roofline"]["compute_peak_flops_per_s"] = 1600e12;
+  CHECK_THAT(diagnose(int8_row, &gpu).next_step, !Catch::Contains("matrix units"));
+  CHECK_THAT(diagnose(result("compute", 51), &gpu).next_step, !Catch::Contains("near"));
+  auto memory_bf16 = result("memory", 90);
+  memory_bf16["dtype"] = "bf16";
+  CHECK_THAT(diagnose(memory_bf16, nullptr).next_step, !Catch::Contains("bf16"));
+  memory_bf16["dtype"] = "int8";
+  CHECK_THAT(diagnose(memory_bf16, nullptr).next_step, !Catch::Contains("narrower") && !Catch::Contains("int8"));
+  // Where the cause is knowable, it is said: K = 7001 leaves bf16 rows unaligned.
+  auto odd = result("compute", 24.5);
+  odd["dtype"] = "bf16";
+  odd["family"] = "gemm";
+  odd["params"] = {{"m", 3}, {"n", 5000}, {"k", 7001}};
+  CHECK_THAT(diagnose(odd, &gpu).next_step, Catch::Contains("K = 7001 is not a multiple of 8") && Catch::Contains("7008"));
   auto no_roof = result("compute", 1);
   no_roof["roofline"] = nullptr;
   CHECK_THAT(diagnose(no_roof, nullptr).finding, Catch::Contains("without a roof"));
@@ -143,11 +170,39 @@ TEST_CASE("comparison view: ratios, per dollar only with a price, per watt measu
 TEST_CASE("a GPU is named by its CUDA name, a CPU by its model name", "[report]") {
   RunResults run;
   run.meta.fingerprint = "cuda-nvidia-h200-132sm-b917d95f";
-  run.meta.device = {{"name", "NVIDIA H200"}, {"sm_count", 132}};
+  // As results files hold it: the backend's properties under "properties".
+  run.meta.device = {{"backend", "cuda"}, {"fingerprint", run.meta.fingerprint},
+                     {"properties", {{"name", "NVIDIA H200"}, {"multiprocessors", 132}}}};
   ReportOptions options;
   options.templates = default_templates_dir();
   CHECK(render_html_report({{"r.json", run}}, options).find("NVIDIA H200 (cuda-nvidia-h200-132sm-b917d95f)") !=
         std::string::npos);
+  CHECK(device_display_name(run.meta.device) == "NVIDIA H200");
+  CHECK(device_display_name({{"backend", "cpu"}, {"properties", {{"model_name", "AMD EPYC 9R14"}}}}) == "AMD EPYC 9R14");
+  CHECK(device_display_name({{"backend", "cpu"}}) == "cpu");
+}
+
+TEST_CASE("comparison view: collectives compare their bus bandwidth, never a ratio of zero FLOP/s", "[report]") {
+  auto device = [](const std::string& fp, double seconds) {
+    RunResults run;
+    run.meta.fingerprint = fp;
+    ResultRecord r;
+    r.problem = {"collectives", "nccl", Dtype::bf16, "all_reduce_1g_r2",
+                 {{"ranks", 2}, {"collective", "all_reduce"}, {"bus_factor", 1.0}, {"in_place", false}, {"size_bytes", 1e9}},
+                 {0, 1e9}, 0};
+    r.samples = {{seconds, 1, 0}};
+    run.results = {r};
+    return run;
+  };
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  const auto html = render_html_report({{"a.json", device("gpu-a", 2e-3)}, {"b.json", device("gpu-b", 1e-3)}}, options);
+  CHECK(html.find("Machine comparison") != std::string::npos);
+  CHECK(html.find("x2.00") != std::string::npos);
+  CHECK(html.find("x-nan") == std::string::npos);
+  CHECK(html.find("xnan") == std::string::npos);
+  CHECK(html.find("GB/s</") != std::string::npos);  // the rate cell: bus bandwidth, scaled
+  CHECK_FALSE(std::regex_search(html, std::regex("[^0-9.]0 (G)?FLOP/s")));  // no point of 0 FLOP/s on a roofline
 }
 
 TEST_CASE("the inference section: latencies from the metrics, a bar of the stages", "[report]") {
