@@ -208,7 +208,9 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
         cell.set("value", format_si(it->second, bytes ? "B/s" : "FLOP/s"));
         if (base != first.end()) {
           cell.set("ratio", ratio_text(it->second / base->second));
-          log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
+          // The geomeans cover the workloads every machine ran, so that they compare alike.
+          if (rate[key].size() == fingerprints.size())
+            log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
         }
         if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
         const auto scaled = [&](double v) { return format_si(v, bytes ? "B/s" : "FLOP/s"); };
@@ -238,7 +240,8 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
       else {
         double s = 0;
         for (double x : it->second) s += x;
-        cell.set("value", ratio_text(std::exp(s / it->second.size())) + fmt::format(" over {} workloads", it->second.size()));
+        cell.set("value", ratio_text(std::exp(s / it->second.size())) +
+                              fmt::format(" over the {} workloads all machines ran", it->second.size()));
       }
       cells.push_back(cell);
     }

@@ -200,6 +200,13 @@ TEST_CASE("comparison view: collectives compare their bus bandwidth, never a rat
   CHECK(html.find("Machine comparison") != std::string::npos);
   CHECK(html.find("x2.00") != std::string::npos);
   CHECK(html.find("x-nan") == std::string::npos);
+  // A third machine without this workload: no geomean over sets that differ per machine.
+  RunResults empty;
+  empty.meta.fingerprint = "gpu-c";
+  const auto three = render_html_report({{"a.json", device("gpu-a", 2e-3)}, {"b.json", device("gpu-b", 1e-3)},
+                                         {"c.json", empty}}, options);
+  CHECK(three.find("workloads all machines ran") == std::string::npos);
+  CHECK(html.find("x2.00 over the 1 workloads all machines ran") != std::string::npos);
   CHECK(html.find("xnan") == std::string::npos);
   CHECK(html.find("GB/s</") != std::string::npos);  // the rate cell: bus bandwidth, scaled
   CHECK_FALSE(std::regex_search(html, std::regex("[^0-9.]0 (G)?FLOP/s")));  // no point of 0 FLOP/s on a roofline
