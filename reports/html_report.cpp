@@ -256,10 +256,51 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
   return comparison;
 }
 
-// The gate's verdicts, each with a strip of both sides' samples.
+// The gate's verdicts, most urgent first, each with a strip of both sides' samples on one
+// percent scale shared by every row (so that +14.5% looks larger than -0.1%).
+int urgency(Verdict v) {
+  switch (v) {
+    case Verdict::fail: return 0;
+    case Verdict::inconclusive: return 1;
+    case Verdict::missing: return 2;
+    case Verdict::added: return 3;
+    case Verdict::improved: return 4;
+    case Verdict::pass: return 5;
+  }
+  return 6;
+}
+
+// Markdown table cell: pipes escaped, no line breaks; not HTML-escaped (the template uses
+// triple braces for it).
+std::string md_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+  return out;
+}
+
 data gate_section(const GateReport& g) {
+  std::vector<const Comparison*> order;
+  for (const auto& c : g.comparisons) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return urgency(a->verdict) < urgency(b->verdict); });
+  // The shared scale: every sample as a change against its baseline's median, in percent,
+  // wide enough for each row's tau; beyond +-100% a sample sits at the edge.
+  const auto relative = [](const Comparison& c, double s) { return 100.0 * (s / median(c.baseline_samples) - 1.0); };
+  double lo = 0, hi = 0;
+  for (const auto* c : order) {
+    if (!c->compared()) continue;
+    hi = std::max(hi, 100.0 * c->tau);
+    lo = std::min(lo, -100.0 * c->tau);
+    for (const auto* side : {&c->baseline_samples, &c->current_samples})
+      for (double s : *side) {
+        lo = std::min(lo, std::max(-100.0, relative(*c, s)));
+        hi = std::max(hi, std::min(100.0, relative(*c, s)));
+      }
+  }
+  const double span = hi > lo ? hi - lo : 1;
+  const auto x_of = [&](double pct) { return 5 + 150 * (std::clamp(pct, lo, hi) - lo) / span; };
   std::vector<data> gate_rows;
-  for (const auto& c : g.comparisons) {
+  for (const auto* cp : order) {
+    const auto& c = *cp;
     data row;
     row.set("name", c.name);
     row.set("verdict", std::string(verdict_name(c.verdict)));
@@ -267,18 +308,22 @@ data gate_section(const GateReport& g) {
     row.set("change", c.compared() ? fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%]", 100 * c.change, 100 * c.change_low,
                                                  100 * c.change_high)
                                    : "-");
+    row.set("p", c.compared() ? fmt::format("{:.2g}", c.p_holm) : "-");
     row.set("reason", c.reason);
-    // A strip of both sides' samples on a shared linear scale.
-    std::vector<double> all = c.baseline_samples;
-    all.insert(all.end(), c.current_samples.begin(), c.current_samples.end());
+    row.set("name_md", md_cell(c.name));
+    row.set("reason_md", md_cell(c.reason));
     std::string strip = R"(<svg class="strip" viewBox="0 0 160 24" xmlns="http://www.w3.org/2000/svg">)";
-    if (!all.empty()) {
-      const auto [lo, hi] = std::minmax_element(all.begin(), all.end());
-      const double span = *hi > *lo ? *hi - *lo : 1;
+    if (c.compared()) {
+      strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="0" y2="24" class="zero"/>)", x_of(0));
+      strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="0" y2="24" class="tau"><title>+{1:.0f}%: tau</title></line>)",
+                           x_of(100 * c.tau), 100 * c.tau);
+      const char* current = c.verdict == Verdict::fail ? "cur fail" : "cur";
       for (double s : c.baseline_samples)
-        strip += fmt::format(R"(<circle cx="{:.1f}" cy="7" r="2.5" class="base"/>)", 5 + 150 * (s - *lo) / span);
+        strip += fmt::format(R"(<circle cx="{:.1f}" cy="7" r="2.5" class="base"/>)", x_of(relative(c, s)));
       for (double s : c.current_samples)
-        strip += fmt::format(R"(<circle cx="{:.1f}" cy="17" r="2.5" class="cur"/>)", 5 + 150 * (s - *lo) / span);
+        strip += fmt::format(R"(<circle cx="{:.1f}" cy="17" r="2.5" class="{}"/>)", x_of(relative(c, s)), current);
+      strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="12" y2="22" class="median"/>)",
+                           x_of(relative(c, median(c.current_samples))));
     }
     row.set("strip", strip + "</svg>");
     if (c.verdict != Verdict::pass) row.set("notable", true);
@@ -289,8 +334,17 @@ data gate_section(const GateReport& g) {
                                   g.count(Verdict::improved), g.count(Verdict::inconclusive), g.count(Verdict::pass),
                                   g.count(Verdict::added), g.count(Verdict::missing)));
   gate.set("baseline", g.baseline_origin);
+  gate.set("scale", fmt::format("{:+.0f}% to {:+.0f}% of each baseline's median", lo, hi));
   gate.set("rows", list_of(gate_rows));
-  if (g.count(Verdict::fail)) gate.set("failed", true);
+  // The banner says what `rooftop gate` would exit with.
+  const int compared = g.count(Verdict::pass) + g.count(Verdict::improved) + g.count(Verdict::inconclusive);
+  const bool failed = g.count(Verdict::fail) > 0;
+  gate.set("banner_class", failed || compared == 0 ? "banner-red" : "banner-green");
+  gate.set("banner", failed         ? fmt::format("FAIL: {} regression{} (gate exit 1)", g.count(Verdict::fail),
+                                                  g.count(Verdict::fail) == 1 ? "" : "s")
+                     : compared == 0 ? std::string("nothing compared: the run and the baseline share no benchmark (gate exit 2)")
+                                     : std::string("no regression (gate exit 0)"));
+  if (failed) gate.set("failed", true);
   return gate;
 }
 

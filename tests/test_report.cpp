@@ -239,3 +239,52 @@ TEST_CASE("the inference section: latencies from the metrics, a bar of the stage
   const auto md = render_markdown_report({{"r.json", run}}, options);
   CHECK(md.find("| `tiny_decode_b1_c128` | bf16 | decode | - | 3 | - | 333 |") != std::string::npos);
 }
+
+TEST_CASE("the gate view: a banner with gate's exit code, FAILs first, strips on one percent scale, Markdown unescaped",
+          "[report]") {
+  auto comparison = [](const std::string& name, Verdict v, double change) {
+    Comparison c;
+    c.name = name;
+    c.verdict = v;
+    c.tau = 0.03;
+    c.change = change;
+    c.change_low = change - 0.01;
+    c.change_high = change + 0.01;
+    c.p_holm = 1.5e-5;
+    for (int i = 0; i < 10; ++i) {
+      c.baseline_samples.push_back(1.0 + 0.001 * i);
+      c.current_samples.push_back((1.0 + change) * (1.0 + 0.001 * i));
+    }
+    c.baseline_count = c.current_count = 10;
+    c.reason = "slower by \"a lot\" <see> | this";
+    return c;
+  };
+  GateReport g;
+  g.baseline_origin = "base.json";
+  g.comparisons = {comparison("gemm/cpu/fp32/pass_small", Verdict::pass, -0.001),
+                   comparison("gemm/cpu/fp32/fail_big", Verdict::fail, 0.145)};
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  options.gate = g;
+  RunResults run;
+  run.meta.fingerprint = "cpu-test";
+  const auto html = render_html_report({{"r.json", run}}, options);
+  CHECK(html.find("banner-red") != std::string::npos);
+  CHECK(html.find("gate exit 1") != std::string::npos);
+  CHECK(html.find("fail_big") < html.find("pass_small"));  // FAIL first
+  CHECK(html.find("1.5e-05") != std::string::npos);        // the p column
+  // One scale: the +14.5% run's median marker sits right of the -0.1% one's.
+  std::vector<double> xs;
+  const std::regex line(R"re(<line x1="([0-9.]+)" x2="[0-9.]+" y1="12" y2="22" class="median"/>)re");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), line); it != std::sregex_iterator(); ++it)
+    xs.push_back(std::stod((*it)[1]));
+  REQUIRE(xs.size() == 2);
+  CHECK(xs[0] > xs[1] + 100);  // fail_big first, far to the right
+  const auto md = render_markdown_report({{"r.json", run}}, options);
+  CHECK(md.find("FAIL: 1 regression (gate exit 1)") != std::string::npos);
+  CHECK(md.find("&quot;") == std::string::npos);
+  CHECK(md.find("\"a lot\" <see> \\| this") != std::string::npos);
+  g.comparisons = {comparison("gemm/cpu/fp32/pass_small", Verdict::pass, -0.001)};
+  options.gate = g;
+  CHECK(render_html_report({{"r.json", run}}, options).find("banner-green") != std::string::npos);
+}
