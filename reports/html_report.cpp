@@ -422,9 +422,16 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         row.set("shape", r["shape"].get<std::string>());
         row.set("dtype", r["dtype"].get<std::string>());
         row.set("implementation", r["implementation"].get<std::string>());
-        row.set("median_ms", num(r["summary"], "median_s", 1e3, "{:.4g}"));
-        row.set("gflops", num(r["throughput"], "flops_per_s", 1e-9, "{:.4g}"));
-        row.set("gbs", num(r["throughput"], "bytes_per_s", 1e-9, "{:.4g}"));
+        // Shown scaled with their units ("10.73 us", "15.65 TFLOP/s"); sorted on the raw value.
+        const auto scaled_cell = [&](const char* prefix, const ojson& j, const char* key, const auto& format) {
+          const bool has = j.is_object() && j.contains(key) && j[key].is_number();
+          row.set(std::string(prefix), has ? format(j[key].get<double>()) : std::string("-"));
+          row.set(std::string(prefix) + "_sort", has ? fmt::format("{:.9g}", j[key].get<double>()) : std::string("-1"));
+        };
+        scaled_cell("median", r["summary"], "median_s", [](double v) { return format_duration(v); });
+        scaled_cell("compute", r["throughput"], "flops_per_s",
+                    [&](double v) { return v > 0 ? format_si(v, rate_unit(r["dtype"].get<std::string>())) : std::string("-"); });
+        scaled_cell("bandwidth", r["throughput"], "bytes_per_s", [](double v) { return format_si(v, "B/s"); });
         row.set("ai", num(r["work"], "arithmetic_intensity", 1, "{:.3g}"));
         row.set("percent", num(r["roofline"], "percent_of_attainable", 1, "{:.1f}"));
         row.set("bound", r["roofline"].is_object() ? r["roofline"]["bound"].get<std::string>() : "-");

@@ -33,20 +33,28 @@ if (!fs.existsSync(executablePath)) {
     if (points !== Number(expectedPoints)) problems.push(`${points} points in the SVG, expected ${expectedPoints}`);
     const rows = await page.locator("#results tbody tr").count();
 
-    // Sort by GFLOP/s: ascending, then descending.
-    const column = await page.locator("#results thead th").evaluateAll((ths) => ths.findIndex((th) => th.textContent.trim() === "GFLOP/s"));
+    // Sort by compute (scaled cells, sorted on their raw data-sort): ascending, then descending.
+    const column = await page.locator("#results thead th").evaluateAll((ths) => ths.findIndex((th) => th.textContent.trim() === "compute"));
     const values = async () => page.locator("#results tbody tr").evaluateAll((trs, col) =>
-      trs.map((tr) => parseFloat(tr.cells[col].textContent)).filter((v) => !isNaN(v)), column);
+      trs.map((tr) => parseFloat(tr.cells[col].getAttribute("data-sort"))).filter((v) => !isNaN(v) && v >= 0), column);
     const header = page.locator("#results thead th").nth(column);
     await header.click();
     let v = await values();
-    if (v.some((x, i) => i > 0 && v[i - 1] > x)) problems.push("GFLOP/s not ascending after one click");
+    if (v.some((x, i) => i > 0 && v[i - 1] > x)) problems.push("compute not ascending after one click");
     await header.click();
     v = await values();
-    if (v.some((x, i) => i > 0 && v[i - 1] < x)) problems.push("GFLOP/s not descending after two clicks");
+    if (v.some((x, i) => i > 0 && v[i - 1] < x)) problems.push("compute not descending after two clicks");
 
-    // A row links to its point.
+    // A row links to its point, and the page stays where it was.
+    const before = await page.evaluate(() => window.scrollY);
     await page.locator("#results tbody tr").first().click();
+    const after = await page.evaluate(() => window.scrollY);
+    if (Math.abs(after - before) > 2) problems.push(`clicking a row scrolled the page from ${before} to ${after}`);
+    // The filter matches names, not the diagnosis's words.
+    await page.fill("#filter", "far from the peak");
+    const shown = await page.locator("#results tbody tr:visible").count();
+    if (shown !== 0) problems.push(`the filter matched ${shown} rows on diagnosis text`);
+    await page.fill("#filter", "");
     const highlighted = await page.locator(".roofline .point.hl").count();
     if (highlighted !== 1) problems.push(`${highlighted} points highlighted after clicking a row, expected 1`);
 
