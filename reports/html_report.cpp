@@ -154,6 +154,42 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
   return rows;
 }
 
+// What a procurement reader needs to trust a column: the tier and date, the driver and
+// CUDA versions and power limit where the device reports them, and the clocks the samples
+// ran at, with the results whose median clock was below 95% of the maximum (throttled).
+std::string run_context(const RunResults& run) {
+  const auto& d = run.meta.device;
+  // The device object as a results file holds it, or its properties alone.
+  const auto props = !d.is_object() ? ojson::object() : d.contains("properties") ? d["properties"] : d;
+  std::vector<std::string> parts{fmt::format("tier {}", run.meta.tier.empty() ? "?" : run.meta.tier),
+                                 run.meta.created.substr(0, 10)};
+  if (props.contains("driver_version") && props["driver_version"].is_string())
+    parts.push_back("driver " + props["driver_version"].get<std::string>());
+  if (props.contains("runtime_version") && props["runtime_version"].is_string())
+    parts.push_back("CUDA " + props["runtime_version"].get<std::string>());
+  if (props.contains("power_limit_w") && props["power_limit_w"].is_number() && props["power_limit_w"].get<double>() > 0)
+    parts.push_back(fmt::format("{:.0f} W limit", props["power_limit_w"].get<double>()));
+  std::vector<double> medians;
+  for (const auto& r : run.results) {
+    std::vector<double> c;
+    for (const auto& x : r.samples)
+      if (x.clock_mhz > 0) c.push_back(x.clock_mhz);
+    if (!c.empty()) medians.push_back(median(c));
+  }
+  if (!medians.empty()) {
+    const double top = props.contains("max_sm_clock_mhz") && props["max_sm_clock_mhz"].is_number()
+                           ? props["max_sm_clock_mhz"].get<double>()
+                           : *std::max_element(medians.begin(), medians.end());
+    const auto throttled = std::count_if(medians.begin(), medians.end(), [&](double m) { return m < 0.95 * top; });
+    parts.push_back(fmt::format("clocks {:.0f}-{:.0f} MHz of {:.0f}{}", *std::min_element(medians.begin(), medians.end()),
+                                *std::max_element(medians.begin(), medians.end()), top,
+                                throttled ? fmt::format(", {} of {} results throttled", throttled, medians.size()) : ""));
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+  return out;
+}
+
 // The same workload on several devices, against the first: rates, ratios, per dollar and
 // per watt, and a geometric mean per suite.
 data comparison_section(const std::vector<ReportInput>& inputs, const std::vector<std::string>& fingerprints,
@@ -188,6 +224,12 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
   for (const auto& fp : fingerprints) {
     data h;
     h.set("fingerprint", fp);
+    for (const auto& in : inputs)
+      if (in.run.meta.fingerprint == fp) {
+        h.set("name", device_display_name(in.run.meta.device));
+        h.set("context", run_context(in.run));
+        break;
+      }
     h.set("price", options.price_usd.count(fp) ? fmt::format("${:.0f}", options.price_usd.at(fp)) : "price not given");
     heads.push_back(h);
   }

@@ -170,16 +170,41 @@ TEST_CASE("comparison view: ratios, per dollar only with a price, per watt measu
 TEST_CASE("a GPU is named by its CUDA name, a CPU by its model name", "[report]") {
   RunResults run;
   run.meta.fingerprint = "cuda-nvidia-h200-132sm-b917d95f";
-  // As results files hold it: the backend's properties under "properties".
-  run.meta.device = {{"backend", "cuda"}, {"fingerprint", run.meta.fingerprint},
-                     {"properties", {{"name", "NVIDIA H200"}, {"multiprocessors", 132}}}};
+  run.meta.device = {{"name", "NVIDIA H200"}, {"multiprocessors", 132}};  // the properties, as read from a file
   ReportOptions options;
   options.templates = default_templates_dir();
   CHECK(render_html_report({{"r.json", run}}, options).find("NVIDIA H200 (cuda-nvidia-h200-132sm-b917d95f)") !=
         std::string::npos);
-  CHECK(device_display_name(run.meta.device) == "NVIDIA H200");
+  // A results file's "device" object: the properties under "properties".
+  CHECK(device_display_name({{"backend", "cuda"}, {"properties", {{"name", "NVIDIA H200"}}}}) == "NVIDIA H200");
   CHECK(device_display_name({{"backend", "cpu"}, {"properties", {{"model_name", "AMD EPYC 9R14"}}}}) == "AMD EPYC 9R14");
   CHECK(device_display_name({{"backend", "cpu"}}) == "cpu");
+}
+
+TEST_CASE("comparison view: each device's run context, throttled results counted", "[report]") {
+  auto device = [](const std::string& fp, double clock) {
+    RunResults run;
+    run.meta.fingerprint = fp;
+    run.meta.tier = "quick";
+    run.meta.created = "2026-11-21T22:35:33Z";
+    run.meta.device = {{"name", "NVIDIA H100 80GB HBM3"}, {"driver_version", "580.159.04"}, {"runtime_version", "13.0"},
+                       {"power_limit_w", 700.0}, {"max_sm_clock_mhz", 1980.0}};
+    ResultRecord r;
+    r.problem = {"gemm", "cuda", Dtype::bf16, "m4096_n4096_k4096", {{"m", 4096}}, {2.0 * 4096 * 4096 * 4096, 1e8}, 0};
+    r.samples = {{1e-3, 10, clock}, {1e-3, 10, clock}};
+    ResultRecord fast = r;
+    fast.problem.shape = "m8192_n8192_k8192";
+    fast.samples = {{8e-3, 1, 1980}};
+    run.results = {r, fast};
+    return run;
+  };
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  const auto html = render_html_report({{"a.json", device("gpu-a", 1980)}, {"b.json", device("gpu-b", 1395)}}, options);
+  CHECK(html.find("NVIDIA H100 80GB HBM3<br>") != std::string::npos);
+  CHECK(html.find("tier quick · 2026-11-21 · driver 580.159.04 · CUDA 13.0 · 700 W limit · clocks 1980-1980 MHz of 1980") !=
+        std::string::npos);
+  CHECK(html.find("clocks 1395-1980 MHz of 1980, 1 of 2 results throttled") != std::string::npos);
 }
 
 TEST_CASE("comparison view: collectives compare their bus bandwidth, never a ratio of zero FLOP/s", "[report]") {
