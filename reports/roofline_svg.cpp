@@ -11,14 +11,41 @@
 
 namespace rooftop::reports {
 namespace {
-constexpr double kWidth = 820, kHeight = 500, kLeft = 80, kRight = 190, kTop = 24, kBottom = 56;
+// Room on the right for the ceilings' labels ("datasheet fp32_vector 67 TFLOP/s" whole).
+constexpr double kWidth = 880, kHeight = 500, kLeft = 80, kRight = 250, kTop = 24, kBottom = 56;
+constexpr double kLabelGap = 13;  // pixels between two labels' baselines
 
-std::string marker(const std::string& dtype, double x, double y, const std::string& colour) {
-  if (dtype == "bf16" || dtype == "fp16")
-    return fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="9" height="9" fill="{}")", x - 4.5, y - 4.5, colour);
-  if (dtype == "int8" || dtype == "fp8")
-    return fmt::format(R"(<path d="M{:.1f},{:.1f} l5,9 l-10,0 z" fill="{}")", x, y - 5.5, colour);
-  return fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="5" fill="{}")", x, y, colour);
+// A dtype's colour: its points and its compute ceilings share it.
+std::string dtype_colour(const std::string& dtype) {
+  static const std::map<std::string, std::string> colours{{"fp32", "#1f77b4"}, {"tf32", "#17becf"}, {"bf16", "#d62728"},
+                                                          {"fp16", "#ff7f0e"}, {"fp8", "#9467bd"}, {"int8", "#2ca02c"}};
+  const auto it = colours.find(dtype);
+  return it == colours.end() ? "#555" : it->second;
+}
+
+// A suite's marker: circle, square, triangle, diamond in turn.
+std::string marker(int shape, double x, double y, const std::string& colour) {
+  switch (shape % 4) {
+    case 1: return fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="9" height="9" fill="{}")", x - 4.5, y - 4.5, colour);
+    case 2: return fmt::format(R"(<path d="M{:.1f},{:.1f} l5,9 l-10,0 z" fill="{}")", x, y - 5.5, colour);
+    case 3: return fmt::format(R"(<path d="M{:.1f},{:.1f} l5,5 l-5,5 l-5,-5 z" fill="{}")", x, y - 5, colour);
+    default: return fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="5" fill="{}")", x, y, colour);
+  }
+}
+const char* marker_element(int shape) { return shape % 4 == 0 ? "circle" : shape % 4 == 1 ? "rect" : "path"; }
+
+struct Label {
+  double y = 0;  // where its line is
+  std::string text, colour;
+};
+// Spreads labels at least kLabelGap apart, in their order, inside [top, bottom].
+std::vector<double> spread(std::vector<Label>& labels, double top, double bottom) {
+  std::sort(labels.begin(), labels.end(), [](const Label& a, const Label& b) { return a.y < b.y; });
+  std::vector<double> at;
+  for (const auto& l : labels) at.push_back(std::max(l.y, at.empty() ? top : at.back() + kLabelGap));
+  for (std::size_t i = at.size(); i-- > 0;)  // pushed below the bottom: back up
+    at[i] = std::min(at[i], i + 1 < at.size() ? at[i + 1] - kLabelGap : bottom);
+  return at;
 }
 }  // namespace
 
@@ -63,7 +90,9 @@ std::string roofline_svg(const Ceilings* measured, const Datasheet* datasheet, c
                      (kLeft + kWidth - kRight) / 2, kHeight - 12);
   svg += fmt::format(R"~(<text class="axis" transform="translate(16,{:.1f}) rotate(-90)" text-anchor="middle">FLOP/s</text>)~",
                      (kTop + kHeight - kBottom) / 2) + "\n";
-  // Ceilings: measured solid, datasheet dashed.
+  // Ceilings: measured solid, datasheet dashed; compute roofs in their dtype's colour, their
+  // labels on the right, spread so that none overprints another.
+  std::vector<Label> right;
   for (const Ceilings* c : {measured, datasheet ? &datasheet->ceilings : nullptr}) {
     if (!c || c->compute.empty() || c->bandwidth.empty()) continue;
     const std::string cls = c == measured ? "ceiling" : "ceiling datasheet";
@@ -82,12 +111,12 @@ std::string roofline_svg(const Ceilings* measured, const Datasheet* datasheet, c
     }
     for (const auto& k : c->compute) {
       const double x_start = std::max(x.low, k.flops_per_s / fastest);
-      svg += fmt::format(R"(<line class="{} compute" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"><title>{} {}</title></line>)",
-                         cls, x.to_pixel(x_start), y.to_pixel(k.flops_per_s), x.to_pixel(x.high), y.to_pixel(k.flops_per_s),
-                         svg_escape(k.name), si(k.flops_per_s, "FLOP/s"));
-      svg += fmt::format(R"(<text class="label" x="{:.1f}" y="{:.1f}" dominant-baseline="middle">{}{} {}</text>)",
-                         x.to_pixel(x.high) + 4, y.to_pixel(k.flops_per_s), c == measured ? "" : "datasheet ", svg_escape(k.name),
-                         si(k.flops_per_s, "FLOP/s")) + "\n";
+      svg += fmt::format(R"(<line class="{} compute" style="stroke:{}" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"><title>{} {}</title></line>)",
+                         cls, dtype_colour(k.dtype), x.to_pixel(x_start), y.to_pixel(k.flops_per_s), x.to_pixel(x.high),
+                         y.to_pixel(k.flops_per_s), svg_escape(k.name), si(k.flops_per_s, "FLOP/s")) + "\n";
+      right.push_back({y.to_pixel(k.flops_per_s),
+                       fmt::format("{}{} {}", c == measured ? "" : "datasheet ", k.name, si(k.flops_per_s, "FLOP/s")),
+                       dtype_colour(k.dtype)});
     }
     if (c == measured)
       for (const auto& r : ridge_points(*c))
@@ -95,19 +124,39 @@ std::string roofline_svg(const Ceilings* measured, const Datasheet* datasheet, c
                            x.to_pixel(r.intensity), y.to_pixel(r.flops_per_s), svg_escape(r.compute), svg_escape(r.level), r.intensity,
                            x.to_pixel(r.intensity) + 4, y.to_pixel(r.flops_per_s) + 14, r.intensity) + "\n";
   }
-  // Results.
-  std::map<std::string, std::string> colours;
-  for (const auto& p : points)
-    if (!colours.count(p.suite)) colours[p.suite] = kChartPalette[colours.size() % std::size(kChartPalette)];
-  for (const auto& p : points)
+  const auto at = spread(right, kTop, kHeight - kBottom);
+  for (std::size_t i = 0; i < right.size(); ++i) {
+    const double x0 = x.to_pixel(x.high);
+    if (std::fabs(at[i] - right[i].y) > 1)  // moved: a leader from its line to it
+      svg += fmt::format(R"(<line class="leader" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}"/>)", x0, right[i].y,
+                         x0 + 8, at[i], right[i].colour);
+    svg += fmt::format(R"(<text class="label ceiling-label" x="{:.1f}" y="{:.1f}" dominant-baseline="middle" fill="{}">{}</text>)",
+                       x0 + 10, at[i], right[i].colour, svg_escape(right[i].text)) + "\n";
+  }
+  // Results: colour by dtype (as its roof), marker by suite.
+  std::map<std::string, int> shapes;
+  std::map<std::string, bool> dtypes;
+  for (const auto& p : points) {
+    if (!shapes.count(p.suite)) shapes.emplace(p.suite, static_cast<int>(shapes.size()));
+    dtypes[p.dtype] = true;
+  }
+  for (const auto& p : points) {
+    const int shape = shapes[p.suite];
     svg += fmt::format(R"(<g class="point" id="{}" data-suite="{}" data-dtype="{}">{}><title>{}</title></{}></g>)", svg_escape(p.id),
-                       svg_escape(p.suite), svg_escape(p.dtype), marker(p.dtype, x.to_pixel(p.intensity), y.to_pixel(p.flops_per_s), colours[p.suite]),
-                       svg_escape(p.tooltip), p.dtype == "bf16" || p.dtype == "fp16" ? "rect" : (p.dtype == "int8" || p.dtype == "fp8" ? "path" : "circle")) + "\n";
-  // Legend.
+                       svg_escape(p.suite), svg_escape(p.dtype),
+                       marker(shape, x.to_pixel(p.intensity), y.to_pixel(p.flops_per_s), dtype_colour(p.dtype)),
+                       svg_escape(p.tooltip), marker_element(shape)) + "\n";
+  }
+  // Legend: dtypes by colour, suites by marker.
   double ly = kTop + 8;
-  for (const auto& [suite, colour] : colours) {
+  for (const auto& [dtype, unused] : dtypes) {
     svg += fmt::format(R"(<rect x="{}" y="{:.1f}" width="10" height="10" fill="{}"/><text class="label" x="{}" y="{:.1f}">{}</text>)",
-                       kLeft + 8, ly, colour, kLeft + 24, ly + 9, svg_escape(suite)) + "\n";
+                       kLeft + 8, ly, dtype_colour(dtype), kLeft + 24, ly + 9, svg_escape(dtype)) + "\n";
+    ly += 16;
+  }
+  for (const auto& [suite, shape] : shapes) {
+    svg += marker(shape, kLeft + 13, ly + 5, "#555") + "/>" +
+           fmt::format(R"(<text class="label" x="{}" y="{:.1f}">{}</text>)", kLeft + 24, ly + 9, svg_escape(suite)) + "\n";
     ly += 16;
   }
   svg += "</svg>";

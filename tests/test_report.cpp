@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <regex>
 
 #include "harness/errors.hpp"
@@ -56,8 +57,19 @@ TEST_CASE("the SVG has every ceiling, the ridges and one marker per point", "[re
   CHECK(count("class=\"ceiling datasheet") == 2);  // one compute, one memory line, dashed
   CHECK(count("class=\"ridge\"") == 1);
   CHECK(svg.find("a&lt;b") != std::string::npos);  // tooltips are escaped
-  CHECK(svg.find("<rect x") != std::string::npos);  // bf16 marker
-  CHECK(svg.find("<path d") != std::string::npos);  // int8 marker
+  CHECK(svg.find("<rect x") != std::string::npos);  // the second suite's marker (attention)
+  // Colour by dtype, the same as the dtype's compute roof: fp32's blue on the point and the line.
+  CHECK(svg.find(R"(style="stroke:#1f77b4")") != std::string::npos);
+  CHECK(std::regex_search(svg, std::regex(R"re(id="p1"[^>]*><circle[^>]*fill="#1f77b4")re")));
+  CHECK(std::regex_search(svg, std::regex(R"re(id="p2"[^>]*><circle[^>]*fill="#d62728")re")));  // bf16
+  // The ceilings' labels never overprint: measured 300 and datasheet 400 GFLOP/s are close.
+  std::vector<double> ys;
+  const std::regex label(R"re(class="label ceiling-label" x="[0-9.]+" y="([0-9.]+)")re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label); it != std::sregex_iterator(); ++it)
+    ys.push_back(std::stod((*it)[1]));
+  REQUIRE(ys.size() == 2);
+  CHECK(std::fabs(ys[0] - ys[1]) >= 13);
+  CHECK(svg.find("datasheet fp32_peak") != std::string::npos);
   // A chart without ceilings still plots its points.
   CHECK(roofline_svg(nullptr, nullptr, pts).find("id=\"p3\"") != std::string::npos);
 }
