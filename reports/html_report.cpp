@@ -434,9 +434,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
                                            p["in_place"].get<bool>() ? "in place" : "oop"),
                                p["size_bytes"].get<double>(), t["bus_bytes_per_s"].get<double>(), t.value("link", std::string()),
                                t.value("link_bytes_per_s", 0.0),
-                               fmt::format("{} | {} ranks | busbw {:.4g} GB/s, algbw {:.4g} GB/s{}", r["name"].get<std::string>(),
-                                           p["ranks"].get<int>(), t["bus_bytes_per_s"].get<double>() / 1e9,
-                                           t["bytes_per_s"].get<double>() / 1e9,
+                               fmt::format("{} | {} ranks | busbw {}, algbw {}{}", r["name"].get<std::string>(),
+                                           p["ranks"].get<int>(), format_si(t["bus_bytes_per_s"].get<double>(), "B/s"),
+                                           format_si(t["bytes_per_s"].get<double>(), "B/s"),
                                            t.contains("percent_of_link")
                                                ? fmt::format(" | {:.1f}% of {}", t["percent_of_link"].get<double>(),
                                                              t["link"].get<std::string>())
@@ -446,9 +446,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
           const double ai = r["work"]["arithmetic_intensity"].get<double>();
           const double flops = r["throughput"]["flops_per_s"].get<double>();
           points.push_back({id, ai, flops, r["family"].get<std::string>(), r["dtype"].get<std::string>(),
-                            fmt::format("{} | {} | {:.4g} ms | {:.4g} GFLOP/s | {} | {}", r["name"].get<std::string>(),
-                                        r["implementation"].get<std::string>(), r["summary"]["median_s"].get<double>() * 1e3,
-                                        flops / 1e9, r["roofline"].is_object()
+                            fmt::format("{} | {} | {} | {} | {} | {}", r["name"].get<std::string>(),
+                                        r["implementation"].get<std::string>(), format_duration(r["summary"]["median_s"].get<double>()),
+                                        format_si(flops, rate_unit(r["dtype"].get<std::string>())), r["roofline"].is_object()
                                                          ? fmt::format("{:.0f}% of attainable, {}-bound",
                                                                        r["roofline"]["percent_of_attainable"].get<double>(),
                                                                        r["roofline"]["bound"].get<std::string>())
@@ -501,14 +501,14 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         data x;
         x.set("kind", kind);
         x.set("name", k.name + " (" + k.unit + ")");
-        x.set("value", fmt::format("{:.4g} GFLOP/s", k.flops_per_s / 1e9));
+        x.set("value", format_si(k.flops_per_s, rate_unit(k.dtype)));
         ceiling_rows.push_back(x);
       }
       for (const auto& b : c->bandwidth) {
         data x;
         x.set("kind", kind);
         x.set("name", b.level + " bandwidth");
-        x.set("value", fmt::format("{:.4g} GB/s", b.bytes_per_s / 1e9));
+        x.set("value", format_si(b.bytes_per_s, "B/s"));
         ceiling_rows.push_back(x);
       }
     }

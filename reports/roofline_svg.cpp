@@ -120,9 +120,10 @@ std::string roofline_svg(const Ceilings* measured, const Datasheet* datasheet, c
     }
     if (c == measured)
       for (const auto& r : ridge_points(*c))
-        svg += fmt::format(R"(<circle class="ridge" cx="{:.1f}" cy="{:.1f}" r="3"><title>ridge of {} on {}: {:.3g} FLOP/byte</title></circle><text class="ridge-label" x="{:.1f}" y="{:.1f}">ridge {:.3g}</text>)",
-                           x.to_pixel(r.intensity), y.to_pixel(r.flops_per_s), svg_escape(r.compute), svg_escape(r.level), r.intensity,
-                           x.to_pixel(r.intensity) + 4, y.to_pixel(r.flops_per_s) + 14, r.intensity) + "\n";
+        // The intensity in the tooltip only: six ridges' labels overprinted each other.
+        svg += fmt::format(R"(<circle class="ridge" cx="{:.1f}" cy="{:.1f}" r="3"><title>ridge of {} on {}: {:.3g} FLOP/byte</title></circle>)",
+                           x.to_pixel(r.intensity), y.to_pixel(r.flops_per_s), svg_escape(r.compute), svg_escape(r.level),
+                           r.intensity) + "\n";
   }
   const auto at = spread(right, kTop, kHeight - kBottom);
   for (std::size_t i = 0; i < right.size(); ++i) {
