@@ -524,6 +524,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   }
   view.set("rows", rows);
   view.set("result_count", std::to_string(row_count));
+  // Beyond this many rows the table shows pages (the browser lays out each shown row).
+  if (row_count > 500) view.set("paged", true);
 
   // Machine comparison: the same workload on several devices, against the first.
   if (fingerprints.size() > 1) view.set("comparison", comparison_section(inputs, fingerprints, options));

@@ -58,6 +58,13 @@ if (!fs.existsSync(executablePath)) {
     const highlighted = await page.locator(".roofline .point.hl").count();
     if (highlighted !== 1) problems.push(`${highlighted} points highlighted after clicking a row, expected 1`);
 
+    // No page-level horizontal scrolling on a 1366 px laptop screen, nor on a 390 px phone.
+    for (const width of [1366, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 768 });
+      const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      if (scroll > inner + 1) problems.push(`at ${width} px the page scrolls sideways (${scroll} px wide)`);
+    }
+    await page.setViewportSize({ width: 1366, height: 768 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: screenshot, fullPage: false });
     console.log(`${points} points, ${rows} rows, sorted both ways, screenshot ${screenshot}`);
