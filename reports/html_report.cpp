@@ -74,18 +74,27 @@ data list_of(std::vector<data> items) {
 
 // For a job summary: the results furthest below their roof.
 data worst_section(const std::vector<ReportInput>& inputs) {
-  std::vector<std::pair<double, std::string>> placed;
-  for (const auto& in : inputs) {
-    const Ceilings* c = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
-    for (const auto& rec : in.run.results)
-      if (const auto d = derive(rec, c); d.roofline) placed.emplace_back(100.0 * d.roofline->fraction_of_attainable, rec.problem.name());
+  struct Placed {
+    double percent;
+    std::string name, id, device;
+  };
+  std::vector<Placed> placed;
+  for (std::size_t f = 0; f < inputs.size(); ++f) {
+    const auto& run = inputs[f].run;
+    const Ceilings* c = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
+    for (std::size_t k = 0; k < run.results.size(); ++k)
+      if (const auto d = derive(run.results[k], c); d.roofline)
+        placed.push_back({100.0 * d.roofline->fraction_of_attainable, run.results[k].problem.name(),
+                          fmt::format("pt-{}-{}", f, k), device_display_name(run.meta.device)});  // the chart's point id
   }
-  std::sort(placed.begin(), placed.end());
+  std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.percent < b.percent; });
   data worst{data::type::list};
   for (std::size_t i = 0; i < std::min<std::size_t>(placed.size(), 10); ++i) {
     data w;
-    w.set("name", placed[i].second);
-    w.set("percent", fmt::format("{:.1f}", placed[i].first));
+    w.set("name", placed[i].name);
+    w.set("id", placed[i].id);
+    w.set("device", placed[i].device);
+    w.set("percent", fmt::format("{:.1f}", placed[i].percent));
     worst.push_back(w);
   }
   return worst;
@@ -516,7 +525,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     devices.push_back(dev);
   }
   view.set("devices", devices);
-  view.set("worst", worst_section(inputs));
+  const data worst = worst_section(inputs);
+  if (!worst.is_empty_list()) view.set("has_worst", true);
+  view.set("worst", worst);
   if (auto inference = inference_section(inputs); !inference.empty()) {
     data section;
     section.set("rows", list_of(inference));

@@ -136,6 +136,9 @@ TEST_CASE("the HTML report renders from the templates with its structure", "[rep
   options.templates = default_templates_dir();
   const auto html = render_html_report({{"r.json", run}}, options);
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  // The results furthest below their roof, each linked to its point.
+  CHECK(html.find("Furthest below the roof") != std::string::npos);
+  CHECK(std::regex_search(html, std::regex(R"re(<table id="worst">[\s\S]*<tr data-point="pt-0-0">)re")));
   CHECK(std::regex_search(html, std::regex("<svg class=\"roofline\"")));
   CHECK(std::count(html.begin(), html.end(), '\n') > 50);
   CHECK(html.find("data-point=\"pt-0-1\"") != std::string::npos);
