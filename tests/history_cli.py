@@ -8,8 +8,10 @@ usage: history_cli.py ROOFTOP RESULTS.json WORK_DIR
 import json
 import os
 import shutil
-import subprocess
 import sys
+
+from cli_checks import expect
+import cli_checks
 
 rooftop, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
 shutil.rmtree(work, ignore_errors=True)
@@ -18,13 +20,7 @@ db = os.path.join(work, "history.sqlite")
 
 
 def run(*args):
-    p = subprocess.run([rooftop, *args], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout + p.stderr
-
-
-def expect(code, text, got):
-    if got[0] != code or text not in got[1]:
-        sys.exit(f"expected exit {code} and '{text}', got exit {got[0]}:\n{got[1]}")
+    return cli_checks.run(rooftop, *args)
 
 
 expect(2, "no such file", run("history", "check", "--db", db))

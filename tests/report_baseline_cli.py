@@ -8,8 +8,10 @@ usage: report_baseline_cli.py ROOFTOP RESULTS.json OTHER_DEVICE_RESULTS.json WOR
 import json
 import os
 import shutil
-import subprocess
 import sys
+
+from cli_checks import expect
+import cli_checks
 
 rooftop, source, other, work = sys.argv[1:5]
 shutil.rmtree(work, ignore_errors=True)
@@ -17,13 +19,7 @@ os.makedirs(work)
 
 
 def run(*args):
-    p = subprocess.run([rooftop, *args], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout + p.stderr
-
-
-def expect(code, text, got):
-    if got[0] != code or text not in got[1]:
-        sys.exit(f"expected exit {code} and '{text}', got exit {got[0]}:\n{got[1]}")
+    return cli_checks.run(rooftop, *args)
 
 
 slow = json.load(open(source))

@@ -1,0 +1,15 @@
+"""What the CLI tests written in Python share: run rooftop, check an exit code and a text."""
+import subprocess
+import sys
+
+
+def run(rooftop, *args):
+    """(exit code, stdout + stderr) of `rooftop ARGS`."""
+    p = subprocess.run([rooftop, *args], capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stdout + p.stderr
+
+
+def expect(code, text, got):
+    """Exits the test with what went wrong unless `got` has exit `code` and contains `text`."""
+    if got[0] != code or text not in got[1]:
+        sys.exit(f"expected exit {code} and '{text}', got exit {got[0]}:\n{got[1]}")
