@@ -90,7 +90,6 @@ CalibrationReport calibrate_gate(const std::vector<RunResults>& aa, const std::v
   for (const auto& [name, q] : quiet) report.quiet_benchmarks += q;
   report.median_cv = all_cv.empty() ? 0 : median(all_cv);
 
-  const GateConfig& fast = config;  // the gate as configured
   std::uint64_t state = seed;
   std::vector<double> offline = {0.0};
   offline.insert(offline.end(), slowdowns.begin(), slowdowns.end());
@@ -101,7 +100,7 @@ CalibrationReport calibrate_gate(const std::vector<RunResults>& aa, const std::v
       const auto i = splitmix64(state++) % aa.size();
       auto j = splitmix64(state++) % (aa.size() - 1);
       if (j >= i) ++j;
-      tally(row, gate_results(resampled(aa[i], state, 1.0), resampled(aa[j], state, 1.0 + slowdown), fast, "", ""), quiet);
+      tally(row, gate_results(resampled(aa[i], state, 1.0), resampled(aa[j], state, 1.0 + slowdown), config, "", ""), quiet);
     }
     report.rows.push_back(row);
   }
@@ -126,7 +125,7 @@ CalibrationReport calibrate_gate(const std::vector<RunResults>& aa, const std::v
             if (auto it = by_name.find(r.problem.name()); it != by_name.end())
               it->second->samples.insert(it->second->samples.end(), r.samples.begin(), r.samples.end());
         }
-        tally(row, gate_results(pooled, resampled(aa[j], state, 1.0 + slowdown), fast, "", ""), quiet);
+        tally(row, gate_results(pooled, resampled(aa[j], state, 1.0 + slowdown), config, "", ""), quiet);
       }
       report.rows.push_back(row);
     }
