@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <kainjow/mustache.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -166,10 +167,33 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
 // What a procurement reader needs to trust a column: the tier and date, the driver and
 // CUDA versions and power limit where the device reports them, and the clocks the samples
 // ran at, with the results whose median clock was below 95% of the maximum (throttled).
-std::string run_context(const RunResults& run) {
+// The device's properties: the device object as a results file holds it, or its properties alone.
+ojson device_properties(const RunResults& run) {
   const auto& d = run.meta.device;
-  // The device object as a results file holds it, or its properties alone.
-  const auto props = !d.is_object() ? ojson::object() : d.contains("properties") ? d["properties"] : d;
+  return !d.is_object() ? ojson::object() : d.contains("properties") ? d["properties"] : d;
+}
+
+// The median clock a result's samples ran at; 0 where the backend reads none.
+double median_clock_mhz(const ResultRecord& r) {
+  std::vector<double> c;
+  for (const auto& x : r.samples)
+    if (x.clock_mhz > 0) c.push_back(x.clock_mhz);
+  return c.empty() ? 0 : median(c);
+}
+
+// The clock a run's results are held against: the device's maximum SM clock where it reports
+// one, else the fastest median of the run.
+double top_clock_mhz(const RunResults& run) {
+  const auto props = device_properties(run);
+  if (props.contains("max_sm_clock_mhz") && props["max_sm_clock_mhz"].is_number()) return props["max_sm_clock_mhz"].get<double>();
+  double top = 0;
+  for (const auto& r : run.results) top = std::max(top, median_clock_mhz(r));
+  return top;
+}
+constexpr double kThrottled = 0.95;  // a median clock below this share of the top: throttled
+
+std::string run_context(const RunResults& run) {
+  const auto props = device_properties(run);
   std::vector<std::string> parts{fmt::format("tier {}", run.meta.tier.empty() ? "?" : run.meta.tier),
                                  run.meta.created.substr(0, 10)};
   if (props.contains("driver_version") && props["driver_version"].is_string())
@@ -179,17 +203,11 @@ std::string run_context(const RunResults& run) {
   if (props.contains("power_limit_w") && props["power_limit_w"].is_number() && props["power_limit_w"].get<double>() > 0)
     parts.push_back(fmt::format("{:.0f} W limit", props["power_limit_w"].get<double>()));
   std::vector<double> medians;
-  for (const auto& r : run.results) {
-    std::vector<double> c;
-    for (const auto& x : r.samples)
-      if (x.clock_mhz > 0) c.push_back(x.clock_mhz);
-    if (!c.empty()) medians.push_back(median(c));
-  }
+  for (const auto& r : run.results)
+    if (const double m = median_clock_mhz(r); m > 0) medians.push_back(m);
   if (!medians.empty()) {
-    const double top = props.contains("max_sm_clock_mhz") && props["max_sm_clock_mhz"].is_number()
-                           ? props["max_sm_clock_mhz"].get<double>()
-                           : *std::max_element(medians.begin(), medians.end());
-    const auto throttled = std::count_if(medians.begin(), medians.end(), [&](double m) { return m < 0.95 * top; });
+    const double top = top_clock_mhz(run);
+    const auto throttled = std::count_if(medians.begin(), medians.end(), [&](double m) { return m < kThrottled * top; });
     parts.push_back(fmt::format("clocks {:.0f}-{:.0f} MHz of {:.0f}{}", *std::min_element(medians.begin(), medians.end()),
                                 *std::max_element(medians.begin(), medians.end()), top,
                                 throttled ? fmt::format(", {} of {} results throttled", throttled, medians.size()) : ""));
@@ -199,16 +217,64 @@ std::string run_context(const RunResults& run) {
   return out;
 }
 
+// The procurement reader's first table: per device, over the workloads every machine ran,
+// the geometric mean of its speed, its speed per dollar and per watt, each against the first
+// device. Per watt uses measured board power where the run has it, else the datasheet's TDP,
+// and says which; a figure whose inputs are missing is "-", never guessed.
+using RateTable = std::map<std::string, std::map<std::string, double>>;  // workload -> device -> value
+data procurement_summary(const std::vector<std::string>& order, const RateTable& rate, const RateTable& watts,
+                         const std::map<std::string, double>& tdp_w, const std::vector<std::string>& fingerprints,
+                         const std::vector<data>& heads, const ReportOptions& options) {
+  const auto& ref = fingerprints[0];
+  const auto watts_of = [&](const std::string& key, const std::string& fp) -> std::optional<std::pair<double, bool>> {
+    if (const auto w = watts.find(key); w != watts.end() && w->second.count(fp)) return std::pair{w->second.at(fp), true};
+    if (tdp_w.count(fp)) return std::pair{tdp_w.at(fp), false};
+    return std::nullopt;
+  };
+  std::vector<data> rows;
+  for (std::size_t i = 0; i < fingerprints.size(); ++i) {
+    const auto& fp = fingerprints[i];
+    double speed = 0, per_watt = 0;
+    int n = 0, n_watt = 0, measured = 0;
+    for (const auto& key : order) {
+      const auto& r = rate.at(key);
+      if (r.size() != fingerprints.size()) continue;  // not run on every machine
+      speed += std::log(r.at(fp) / r.at(ref));
+      ++n;
+      const auto w = watts_of(key, fp), w_ref = watts_of(key, ref);
+      if (w && w_ref) {
+        per_watt += std::log((r.at(fp) / w->first) / (r.at(ref) / w_ref->first));
+        ++n_watt;
+        measured += w->second;
+      }
+    }
+    data row = heads[i];
+    row.set("workloads", std::to_string(n));
+    row.set("speed", n ? ratio_text(std::exp(speed / n)) : "-");
+    const bool priced = options.price_usd.count(fp) && options.price_usd.count(ref);
+    row.set("per_dollar", n && priced ? ratio_text(std::exp(speed / n) * options.price_usd.at(ref) / options.price_usd.at(fp))
+                          : priced    ? "-"
+                                      : "- (give both prices with --price)");
+    row.set("per_watt", n_watt == 0 ? std::string("- (no power measured, no TDP in the datasheet)")
+                                    : ratio_text(std::exp(per_watt / n_watt)) +
+                                          (measured == n_watt ? " (measured power)"
+                                           : measured == 0    ? " (datasheet TDP)"
+                                                              : fmt::format(" ({} of {} measured, the rest TDP)", measured, n_watt)));
+    rows.push_back(row);
+  }
+  return list_of(rows);
+}
+
 // The same workload on several devices, against the first: rates, ratios, per dollar and
 // per watt, and a geometric mean per suite.
 data comparison_section(const std::vector<ReportInput>& inputs, const std::vector<std::string>& fingerprints,
                         const ReportOptions& options) {
   // workload -> device -> its rate: FLOP/s, or bytes/s for work without FLOPs (a
   // collective's bus bandwidth, else its algorithm bandwidth).
-  std::map<std::string, std::map<std::string, double>> rate;
+  RateTable rate;
   std::map<std::string, bool> in_bytes;
   std::map<std::string, std::map<std::string, double>> roof;  // workload -> device -> % of own roof
-  std::map<std::string, std::map<std::string, double>> watts;  // workload -> device -> measured board power
+  RateTable watts;  // workload -> device -> measured board power
   std::vector<std::string> order;
   for (const auto& in : inputs) {
     const Ceilings* run_ceilings = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
@@ -300,10 +366,16 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
     geo.push_back(g);
   }
   data comparison;
+  comparison.set("summary", procurement_summary(order, rate, watts, tdp_w, fingerprints, heads, options));
+  std::vector<std::string> common;
+  for (const auto& key : order)
+    if (rate[key].size() == fingerprints.size()) common.push_back(key);
+  comparison.set("common_count", std::to_string(common.size()));
+  comparison.set("common", fmt::format("{}", fmt::join(common, ", ")));
   comparison.set("devices", list_of(heads));
   comparison.set("rows", list_of(comp_rows));
   comparison.set("geomeans", list_of(geo));
-  comparison.set("reference", fingerprints[0]);
+  comparison.set("reference", heads[0].get("name") ? heads[0].get("name")->string_value() : fingerprints[0]);
   return comparison;
 }
 
@@ -414,10 +486,11 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       fingerprints.push_back(in.run.meta.fingerprint);
   data devices{data::type::list}, rows{data::type::list};
   int row_index = 0, row_count = 0;
+  std::vector<OverlayDevice> overlay;  // every device's points on one chart, when there are several
   for (const auto& fp : fingerprints) {
     const Ceilings* ceilings = nullptr;
     const Datasheet* datasheet = nullptr;
-    std::string name, source;
+    std::string name, display_name, source;
     std::vector<ChartPoint> points;
     std::vector<BandwidthPoint> bandwidth;  // collectives: bus bandwidth vs size, not a roofline
     int unplaced = 0;
@@ -427,8 +500,10 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       if (!ceilings && run.meta.ceilings) ceilings = &*run.meta.ceilings;
       if (!datasheet && run.meta.datasheet) datasheet = &*run.meta.datasheet;
       name = device_name(run);
+      display_name = device_display_name(run.meta.device);
       source = run.meta.ceilings_source;
       const Ceilings* run_ceilings = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
+      const double top_clock = top_clock_mhz(run);
       for (std::size_t k = 0; k < run.results.size(); ++k) {
         const auto r = record_to_json(run.results[k], run_ceilings);
         const std::string id = fmt::format("pt-{}-{}", f, k);
@@ -490,6 +565,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         row.set("finding", d.finding);
         row.set("next_step", d.next_step);
         if (measured) row.set("plotted", true);
+        if (const double m = median_clock_mhz(run.results[k]); m > 0 && m < kThrottled * top_clock)
+          row.set("throttled", fmt::format("{:.0f} of {:.0f} MHz", m, top_clock));
         rows.push_back(row);
         ++row_count;
       }
@@ -499,6 +576,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     dev.set("fingerprint", fp);
     dev.set("ceilings_source", source);
     if (!points.empty() || bandwidth.empty()) dev.set("svg", roofline_svg(ceilings, datasheet, points));
+    if (!points.empty())
+      overlay.push_back({display_name, ceilings ? ceilings : datasheet ? &datasheet->ceilings : nullptr, !ceilings && datasheet, points});
     if (!bandwidth.empty()) dev.set("bandwidth_svg", bandwidth_svg(bandwidth));
     if (!ceilings && !points.empty()) dev.set("no_ceilings", true);  // collectives draw their own roof
     if (unplaced) dev.set("unplaced", std::to_string(unplaced));
@@ -539,7 +618,11 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   if (row_count > 500) view.set("paged", true);
 
   // Machine comparison: the same workload on several devices, against the first.
-  if (fingerprints.size() > 1) view.set("comparison", comparison_section(inputs, fingerprints, options));
+  if (fingerprints.size() > 1) {
+    data comparison = comparison_section(inputs, fingerprints, options);
+    if (overlay.size() > 1) comparison.set("overlay_svg", overlay_roofline_svg(overlay));
+    view.set("comparison", comparison);
+  }
 
   if (options.gate) view.set("gate", gate_section(*options.gate));
   return view;

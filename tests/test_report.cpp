@@ -12,6 +12,14 @@
 using namespace rooftop;
 using namespace rooftop::reports;
 
+namespace {
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  return n;
+}
+}  // namespace
+
 TEST_CASE("log axis: whole decades onto pixels", "[report]") {
   const auto a = fit_log_axis({0.5, 3, 250}, 100, 500);
   CHECK(a.low == Approx(0.1));
@@ -177,9 +185,7 @@ TEST_CASE("comparison view: ratios, per dollar only with a price, per watt measu
   CHECK(html.find("per W (TDP 350 W: no power measured)") != std::string::npos);
   // 2.5 J over 10 ms: 250 W measured, preferred to the datasheet's 350.
   CHECK(html.find("per W (measured, 250 W)") != std::string::npos);
-  std::size_t charts = 0;
-  for (auto pos = html.find("<svg class=\"roofline\""); pos != std::string::npos; pos = html.find("<svg class=\"roofline\"", pos + 1)) ++charts;
-  CHECK(charts == 3);  // one per device
+  CHECK(count_of(html, "<svg class=\"roofline\"") == 3);  // one per device
 }
 
 TEST_CASE("a GPU is named by its CUDA name, a CPU by its model name", "[report]") {
@@ -220,6 +226,49 @@ TEST_CASE("comparison view: each device's run context, throttled results counted
   CHECK(html.find("tier quick · 2026-11-21 · driver 580.159.04 · CUDA 13.0 · 700 W limit · clocks 1980-1980 MHz of 1980") !=
         std::string::npos);
   CHECK(html.find("clocks 1395-1980 MHz of 1980, 1 of 2 results throttled") != std::string::npos);
+  // The row of the throttled result says so, with its clock; no other row does.
+  CHECK(count_of(html, R"(<span class="flag">throttled</span>)") == 1);
+  CHECK(html.find("median SM clock 1395 of 1980 MHz") != std::string::npos);
+}
+
+TEST_CASE("comparison view: a procurement summary over the common workloads, and every device on one roofline", "[report]") {
+  auto device = [](const std::string& fp, const std::string& name, double seconds, double tdp, bool extra) {
+    RunResults run;
+    run.meta.fingerprint = fp;
+    run.meta.device = {{"name", name}};
+    run.meta.ceilings = Ceilings{{{"bf16_matrix", "bf16", "tensor", 1e15}}, {{"HBM", 3e12, 0}}, 0, {}};
+    run.meta.datasheet = Datasheet{"sheet", "vendor", {}, tdp};
+    ResultRecord r;
+    r.problem = {"gemm", "cuda", Dtype::bf16, "m4096_n4096_k4096", {{"m", 4096}}, {2.0 * 4096 * 4096 * 4096, 1e8}, 0};
+    r.samples = {{seconds, 10, 0}};
+    run.results = {r};
+    if (extra) {  // a workload the other machine did not run: in its chart, not in the summary
+      r.problem.shape = "m1_n4096_k4096";
+      r.problem.work = {2.0 * 4096 * 4096, 2.0 * 4096 * 4096};
+      run.results.push_back(r);
+    }
+    return run;
+  };
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  options.price_usd = {{"gpu-a", 30000}, {"gpu-b", 10000}};
+  const auto html = render_html_report({{"a.json", device("gpu-a", "Big GPU", 2e-3, 700, false)},
+                                        {"b.json", device("gpu-b", "Small GPU", 1e-3, 350, true)}},
+                                       options);
+  // Twice as fast, at a third of the price, on half the TDP: x2.00, x6.00 per $, x4.00 per W.
+  CHECK(std::regex_search(html, std::regex(R"re(<table id="procurement">[\s\S]*Small GPU[\s\S]*>1</td>[\s\S]*x2\.00[\s\S]*x6\.00[\s\S]*x4\.00 \(datasheet TDP\))re")));
+  CHECK(html.find("The 1 workloads in common") != std::string::npos);
+  // One overlay: both devices' points (3) without ids, each device's roof in its colour.
+  const auto overlay = html.substr(html.find(R"(<svg class="roofline overlay")"));
+  const auto svg = overlay.substr(0, overlay.find("</svg>"));
+  CHECK(count_of(svg, R"(<g class="point")") == 3);
+  CHECK(count_of(svg, R"(<g class="point" id=)") == 0);
+  CHECK(count_of(svg, "class=\"ceiling compute\" style=\"stroke:#1f77b4\"") == 1);
+  CHECK(count_of(svg, "class=\"ceiling compute\" style=\"stroke:#d62728\"") == 1);
+  CHECK(svg.find("Small GPU: bf16_matrix") != std::string::npos);  // a roof's tooltip names its device
+  // One device alone: no overlay.
+  CHECK(render_html_report({{"a.json", device("gpu-a", "Big GPU", 2e-3, 700, false)}}, options).find("roofline overlay") ==
+        std::string::npos);
 }
 
 TEST_CASE("comparison view: collectives compare their bus bandwidth, never a ratio of zero FLOP/s", "[report]") {
