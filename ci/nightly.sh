@@ -58,7 +58,7 @@ case "$mode" in
     [ -x "$base_rooftop" ] || base_rooftop="$out/build-base/harness/rooftop"
     export ROOFTOP_HOME=${ROOFTOP_HOME:-$out/home}
     "$root/build-head/cli/rooftop" ab --a "$base_rooftop" --b "$root/build-head/cli/rooftop" \
-      --blocks "${ROOFTOP_AB_BLOCKS:-16}" --dir "$out/runs" --markdown "$out/ab.md" --junit "$out/ab-junit.xml" \
+      --budget "${ROOFTOP_AB_BUDGET:-10m}" --dir "$out/runs" --markdown "$out/ab.md" --junit "$out/ab-junit.xml" \
       -- --backend cpu --tier smoke --repetitions 5
     ;;
   *)

@@ -1,7 +1,10 @@
-// `rooftop ab`: two builds on one machine in interleaved ABBA blocks, paired per block.
+// `rooftop ab`: two builds on one machine in alternating pairs of runs, decided sequentially
+// (harness/ab_sequential.hpp).
 #include <fmt/format.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -10,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
+#include "harness/ab_sequential.hpp"
 #include "harness/gate.hpp"
 #include "reports/gate_printers.hpp"
 
@@ -27,28 +31,98 @@ std::string shell_quote(const std::string& s) {
 RunResults run_build(const std::string& binary, const std::vector<std::string>& args, const fs::path& out) {
   std::string cmd = shell_quote(binary) + " run";
   for (const auto& a : args) cmd += " " + shell_quote(a);
-  cmd += " --out " + shell_quote(out.string()) + " > /dev/null";
+  // Its output goes beside its results: the progress of hundreds of runs would bury ab's own.
+  auto log = out;
+  log.replace_extension(".log");
+  cmd += " --out " + shell_quote(out.string()) + " > " + shell_quote(log.string()) + " 2>&1";
   const int status = std::system(cmd.c_str());
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
   if (code != kExitOk && code != kExitFailure)
-    throw InputError(fmt::format("`{}` exited {}: fix the command before comparing builds", cmd, code));
+    throw InputError(fmt::format("`{}` exited {} (its output: {}): fix the command before comparing builds", cmd, code,
+                                 log.string()));
   return load_results(out);
+}
+
+// Whether a rooftop binary knows `run --skip-check` (a reference build may predate it).
+bool knows_skip_check(const std::string& binary) {
+  const std::string cmd = shell_quote(binary) + " run --help 2>/dev/null | grep -q -- --skip-check";
+  return std::system(cmd.c_str()) == 0;
+}
+
+// "10m", "90s", "1h", "1h30m" or plain seconds; 0 where none was given.
+double parse_budget(const std::string& text) {
+  if (text.empty()) return 0;
+  double total = 0, number = 0;
+  bool digits = false;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t used = 0;
+    try {
+      number = std::stod(text.substr(i), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || number < 0) break;
+    i += used;
+    digits = true;
+    const char unit = i < text.size() ? text[i] : 's';
+    const double scale = unit == 'h' ? 3600 : unit == 'm' ? 60 : unit == 's' ? 1 : -1;
+    if (scale < 0) break;
+    total += number * scale;
+    if (i < text.size()) ++i;
+  }
+  if (!digits || i < text.size() || !(total > 0))
+    throw InputError(fmt::format("--budget {}: give a time such as 10m, 90s or 1h30m", text));
+  return total;
+}
+
+// An RE2 pattern matching exactly these names (the next pair runs only the undecided).
+std::string exact_names(const std::vector<std::string>& names) {
+  std::string re = "^(?:";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i) re += "|";
+    for (char c : names[i]) {
+      if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) re += '\\';
+      re += c;
+    }
+  }
+  return re + ")$";
+}
+
+// The run's arguments with the filter narrowed to `names` (a subset of what the user's own
+// filter chose, so replacing it is the intersection).
+std::vector<std::string> narrowed(const std::vector<std::string>& args, const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--filter") {
+      ++i;
+      continue;
+    }
+    if (args[i].starts_with("--filter=")) continue;
+    out.push_back(args[i]);
+  }
+  out.push_back("--filter");
+  out.push_back(exact_names(names));
+  return out;
 }
 }  // namespace
 
 void add_ab_command(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("ab", "Compare two builds on this machine in interleaved ABBA blocks (paired, Wilcoxon)");
+  auto* cmd = app.add_subcommand("ab", "Compare two builds on this machine in alternating pairs of runs, "
+                                       "deciding each benchmark as soon as its interval allows");
   auto a = std::make_shared<std::string>(), b = std::make_shared<std::string>(), dir = std::make_shared<std::string>("ab-runs");
-  auto blocks = std::make_shared<int>(16);  // 2 / 2^16 = 3e-5: room for Holm over ~30 benchmarks
+  auto blocks = std::make_shared<int>(0);
+  auto budget = std::make_shared<std::string>();
   auto run_args = std::make_shared<std::vector<std::string>>();
   auto markdown = std::make_shared<std::string>(), junit = std::make_shared<std::string>(), json = std::make_shared<std::string>();
   auto tau = std::make_shared<double>(0), alpha = std::make_shared<double>(0);
   cmd->add_option("--a", *a, "rooftop binary of build A (the reference), e.g. old/bin/rooftop")->required();
   cmd->add_option("--b", *b, "rooftop binary of build B (the candidate)")->required();
-  cmd->add_option("--blocks", *blocks, "ABBA blocks; all blocks one way gives p = 2 / 2^blocks")
-      ->capture_default_str()->check(CLI::Range(2, 200));
+  cmd->add_option("--budget", *budget, "Time to spend, e.g. 10m: no new pair starts that would end past it (default: none)");
+  cmd->add_option("--blocks", *blocks, "At most this many ABBA blocks, two pairs each (default 16, or 200 with --budget)")
+      ->check(CLI::Range(1, 200));
   cmd->add_option("--dir", *dir, "Where the runs' results files go")->capture_default_str();
-  cmd->add_option("--alpha", *alpha, "Family-wise false-alarm level after Holm (default 0.001)");
+  cmd->add_option("--alpha", *alpha, "False-FAIL rate over every benchmark and look (default 0.001)");
   cmd->add_option("--tau", *tau, "Slowdown that matters (default 0.03 kernels, 0.05 systems)");
   cmd->add_option("--markdown", *markdown, "Write a Markdown summary");
   cmd->add_option("--junit", *junit, "Write JUnit XML");
@@ -58,25 +132,48 @@ void add_ab_command(CLI::App& app, int& exit_code) {
   cmd->callback([=, &exit_code] {
     for (const auto& bin : {*a, *b})
       if (!fs::exists(bin)) throw InputError(fmt::format("{}: no such rooftop binary", bin));
+    const double budget_s = parse_budget(*budget);
+    const int max_blocks = *blocks > 0 ? *blocks : budget_s > 0 ? 200 : 16;
     fs::create_directories(*dir);
-    std::vector<AbBlock> all;
-    for (int k = 0; k < *blocks; ++k) {
-      AbBlock block;
-      // A B B A: a linear drift over the block cancels out of the difference.
-      const std::pair<const std::string*, char> order[] = {{a.get(), 'a'}, {b.get(), 'b'}, {b.get(), 'b'}, {a.get(), 'a'}};
-      for (int i = 0; i < 4; ++i) {
-        const auto out = fs::path(*dir) / fmt::format("block{:02d}-{}{}.json", k, order[i].second, i);
-        auto run = run_build(*order[i].first, *run_args, out);
-        (order[i].second == 'a' ? block.a : block.b).push_back(std::move(run));
-      }
-      fmt::print(stderr, "[{}/{}] ABBA block done\n", k + 1, *blocks);
-      all.push_back(std::move(block));
-    }
     GateConfig config;
     if (*alpha > 0) config.alpha = *alpha;
     if (*tau > 0) config.tau_kernel = config.tau_system = *tau;
-    const auto report = gate_paired_blocks(all, config, *a, *b);
+    SequentialAb ab(config, 2 * max_blocks);
+    // The first pair checks every point of both builds; later pairs only time (the check
+    // against the reference is most of a CPU run's time), where both builds can.
+    const bool time_only = knows_skip_check(*a) && knows_skip_check(*b);
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    double last_pair_s = 0;
+    std::string stopped = "every benchmark decided";
+    while (!ab.done()) {
+      if (budget_s > 0 && elapsed() + last_pair_s > budget_s) {
+        stopped = fmt::format("the budget of {} ended", *budget);
+        break;
+      }
+      const int k = ab.pairs();
+      auto args = k == 0 ? *run_args : narrowed(*run_args, ab.undecided());
+      if (k > 0 && time_only) args.push_back("--skip-check");
+      // A B, then B A: a drift over a pair counts against each build in turn.
+      const bool a_first = k % 2 == 0;
+      const double pair_start = elapsed();
+      RunResults ra, rb;
+      for (int i = 0; i < 2; ++i) {
+        const bool is_a = (i == 0) == a_first;
+        const auto out = fs::path(*dir) / fmt::format("pair{:03d}-{}.json", k + 1, is_a ? 'a' : 'b');
+        (is_a ? ra : rb) = run_build(is_a ? *a : *b, args, out);
+      }
+      ab.add_pair(ra, rb);
+      last_pair_s = elapsed() - pair_start;
+      const auto& looks = ab.plan().looks;
+      const auto next = std::upper_bound(looks.begin(), looks.end(), ab.pairs());
+      fmt::print(stderr, "[pair {}] {:.0f} s: {} of {} benchmarks undecided{}\n", ab.pairs(), elapsed(), ab.undecided().size(),
+                 ab.plan().benchmarks, next == looks.end() ? std::string() : fmt::format("; next look at {} pairs", *next));
+    }
+    if (stopped.starts_with("every") && !ab.undecided().empty()) stopped = fmt::format("no look left within {} pairs", ab.pairs());
+    const auto report = ab.report(*a, *b);
     reports::print_gate_table(std::cout, report);
+    fmt::print("{} pairs in {:.0f} s; stopped: {}\n", ab.pairs(), elapsed(), stopped);
     if (!markdown->empty()) write_file_atomically(*markdown, reports::gate_markdown(report));
     if (!junit->empty()) write_file_atomically(*junit, reports::gate_junit(report));
     if (!json->empty()) write_file_atomically(*json, reports::gate_json(report).dump(2) + "\n");

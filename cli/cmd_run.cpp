@@ -165,6 +165,9 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_option("--seed", flags->seed, "Seed of the random inputs (default: fresh, recorded in the results)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", flags->out, "Results JSON, rewritten atomically after every point");
+  cmd->add_flag("--skip-check{false}", o.check,
+                "Timing only: skip the check against the reference (rooftop ab passes it after its first pair has "
+                "checked both builds); the results say correctness null");
   cmd->add_flag("--stages", o.stages, "inference: after the repetitions, a profiling pass that times each stage "
                                       "(projections, attention, norms, ...): a point per stage on the roofline");
   cmd->add_option("--trace", o.trace, "inference: write the profiling pass as a Chrome trace (Perfetto, "

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <numbers>
 
 #include "harness/errors.hpp"
 #include "harness/gate_statistics.hpp"
@@ -262,110 +261,6 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
     report.comparisons.push_back(std::move(c));
   }
   adjust_and_decide(report, tested, two_sample_power);
-  return report;
-}
-
-GateReport gate_paired_blocks(const std::vector<AbBlock>& blocks, const GateConfig& config, const std::string& a_origin,
-                              const std::string& b_origin) {
-  GateReport report{a_origin, b_origin, config, {}};
-  // Per benchmark, per block: mean log-median of B minus that of A.
-  std::map<std::string, std::vector<double>> diffs;
-  std::map<std::string, Comparison> by_name;
-  // What a block cannot pair: a point that failed or errored in some run of B (a FAIL), a
-  // point of one build only (MISSING, NEW). Nothing is dropped in silence.
-  std::map<std::string, std::string> b_broken;
-  std::map<std::string, const ResultRecord*> only_a, only_b;
-  auto log_median = [](const ResultRecord& r) { return std::log(median(seconds_of(r))); };
-  for (const auto& block : blocks) {
-    std::map<std::string, std::vector<double>> a, b;
-    std::map<std::string, const ResultRecord*> seen_a, seen_b;
-    for (const auto* side : {&block.a, &block.b})
-      for (const auto& run : *side)
-        for (const auto& r : run.results) {
-          (side == &block.a ? seen_a : seen_b)[r.problem.name()] = &r;
-          if (side == &block.b && (r.status == Status::failed || r.status == Status::error))
-            b_broken.emplace(r.problem.name(), fmt::format("build B's run {}: {}", r.status == Status::failed
-                                                               ? "failed its correctness check" : "errored", r.reason));
-          if (r.status == Status::ok && !r.samples.empty()) (side == &block.a ? a : b)[r.problem.name()].push_back(log_median(r));
-        }
-    for (const auto& [name, r] : seen_a)
-      if (!seen_b.count(name)) only_a.emplace(name, r);
-    for (const auto& [name, r] : seen_b)
-      if (!seen_a.count(name)) only_b.emplace(name, r);
-    for (const auto& [name, la] : a) {
-      const auto lb = b.find(name);
-      if (lb == b.end()) continue;
-      diffs[name].push_back(mean(lb->second) - mean(la));
-      auto& c = by_name[name];
-      c.name = name;
-      for (const auto& run : block.a)
-        for (const auto& r : run.results)
-          if (r.problem.name() == name) {
-            c.family = r.problem.family;
-            for (double s : seconds_of(r)) c.baseline_samples.push_back(s);
-          }
-      for (const auto& run : block.b)
-        for (const auto& r : run.results)
-          if (r.problem.name() == name)
-            for (double s : seconds_of(r)) c.current_samples.push_back(s);
-    }
-  }
-  std::vector<std::size_t> tested;
-  for (auto& [name, c] : by_name) {
-    const auto& d = diffs[name];
-    c.tau = config.tau_for(name, c.family);
-    c.baseline_count = c.current_count = static_cast<int>(d.size());  // blocks, the paired unit
-    // The block differences' Hodges-Lehmann centre and its exact interval (no resampling).
-    c.change = std::expm1(walsh_median(d));
-    const Interval ci = walsh_ci(d, 0.95);
-    c.change_low = std::expm1(ci.low);
-    c.change_high = std::expm1(ci.high);
-    c.p = wilcoxon_signed_rank_p(d);
-    c.cv_baseline = summarize(c.baseline_samples).cv;
-    c.cv_current = summarize(c.current_samples).cv;
-    tested.push_back(report.comparisons.size());
-    report.comparisons.push_back(std::move(c));
-  }
-  for (const auto& [name, reason] : b_broken) {
-    Comparison c;
-    c.name = name;
-    c.verdict = Verdict::fail;
-    c.reason = reason;
-    const auto it = by_name.find(name);
-    if (it != by_name.end()) {
-      c.family = it->second.family;
-      for (auto& t : tested)
-        if (report.comparisons[t].name == name) {
-          report.comparisons[t] = c;  // a failed check outweighs any timing
-          c.name.clear();
-        }
-    }
-    if (!c.name.empty()) report.comparisons.push_back(std::move(c));
-  }
-  std::erase_if(tested, [&](std::size_t t) { return b_broken.count(report.comparisons[t].name) > 0; });
-  for (const auto* side : {&only_a, &only_b})
-    for (const auto& [name, r] : *side) {
-      if (by_name.count(name) || b_broken.count(name)) continue;
-      Comparison c;
-      c.name = name;
-      c.family = r->problem.family;
-      c.verdict = side == &only_a ? Verdict::missing : Verdict::added;
-      c.reason = side == &only_a ? "in build A's runs but not in build B's" : "in build B's runs but not in build A's";
-      report.comparisons.push_back(std::move(c));
-    }
-  adjust_and_decide(report, tested, [&](const Comparison& c, double strictest) {
-    Power p;
-    const int k = c.baseline_count;
-    p.can_reach = std::ldexp(2.0, -k) < strictest;  // all blocks one way: 2 / 2^k
-    const double sd = sample_stddev(diffs[c.name]);
-    p.minimum_detectable = p.can_reach ? std::expm1((normal_quantile(1 - strictest / 2) + normal_quantile(0.8)) * sd /
-                                                    std::sqrt(static_cast<double>(k)) * std::sqrt(std::numbers::pi / 3))
-                                       : std::numeric_limits<double>::infinity();
-    int needed = 1;
-    while (std::ldexp(2.0, -needed) >= strictest) ++needed;
-    p.how_to_reach = fmt::format("{} blocks cannot reach p < {:.2g}: use --blocks {} or more", k, strictest, needed);
-    return p;
-  });
   return report;
 }
 

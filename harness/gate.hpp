@@ -59,18 +59,11 @@ struct GateReport {
   std::string baseline_origin, current_origin;
   GateConfig config;
   std::vector<Comparison> comparisons;
+  // How the intervals and p were adjusted, for the printers: Holm's 95% for the gate, the
+  // looks' spent levels for the sequential `ab`.
+  std::string interval_label = "95% CI", p_label = "p (Holm)", correction = "Holm";
   int count(Verdict v) const;
 };
-
-// One ABBA block of `rooftop ab`: the runs of build A and of build B in it.
-struct AbBlock {
-  std::vector<RunResults> a, b;
-};
-// Paired comparison of two builds over blocks: per benchmark and block, the difference of
-// mean log-median times (B - A); Wilcoxon signed-rank over the blocks, Holm across
-// benchmarks, the same verdicts as the gate (counts in the report are blocks).
-GateReport gate_paired_blocks(const std::vector<AbBlock>& blocks, const GateConfig& config, const std::string& a_origin,
-                              const std::string& b_origin);
 
 GateReport gate_results(const RunResults& baseline, const RunResults& current, const GateConfig& config,
                         const std::string& baseline_origin, const std::string& current_origin);

@@ -21,6 +21,10 @@ class PointPipeline {
   PointPipeline(const Backend& backend, RunMetadata metadata, std::vector<Problem> points,
                 std::optional<std::filesystem::path> out, bool writer);
 
+  // Timing only (`run --skip-check`, which `ab` passes after its first pair has checked
+  // both builds): the points are not checked against the reference, their records say so.
+  void skip_checks() { check_ = false; }
+
   // After the loop has checked its own flags: writes the first, empty results file.
   void start();
 
@@ -64,6 +68,7 @@ class PointPipeline {
   std::optional<std::filesystem::path> out_;
   bool writer_;
   std::unique_ptr<Progress> progress_;
+  bool check_ = true;
 };
 
 // The median time and the rate the point's roof bounds (TB/s for a memory-bound point),

@@ -228,6 +228,7 @@ RunResults run_points(const RunOptions& options, const Backend& backend, RunMeta
 
   const bool writer = !transport || transport->writes_results();
   PointPipeline pipeline(backend, std::move(metadata), std::move(planned), o.out, writer);
+  if (!o.check) pipeline.skip_checks();
   g_interrupted.store(false);
   const auto previous = std::signal(SIGINT, on_sigint);
   switch (kind) {

@@ -33,6 +33,7 @@ struct RunOptions {
   double comm_timeout_s = 120;       // collectives: a collective slower than this means a dead or hung rank
   std::optional<std::filesystem::path> out;  // results JSON, rewritten after every point
   bool stages = false;  // scenario suites: a point per stage from a profiling pass
+  bool check = true;    // false: timing only, no reference check (ab after its first pair)
   std::optional<std::filesystem::path> trace;  // scenario suites: the profiling pass as Chrome trace events
   std::vector<std::string> benchmark_args;   // --benchmark_* flags, passed to Google Benchmark
   std::string command_line;

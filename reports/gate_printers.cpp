@@ -47,9 +47,9 @@ double median_seconds(const std::vector<double>& v) {
 }  // namespace
 
 std::string gate_summary_line(const GateReport& r) {
-  return fmt::format("{} FAIL, {} IMPROVED, {} PASS, {} INCONCLUSIVE, {} NEW, {} MISSING (alpha {} Holm, tau {:.0f}% kernels / {:.0f}% systems)",
+  return fmt::format("{} FAIL, {} IMPROVED, {} PASS, {} INCONCLUSIVE, {} NEW, {} MISSING (alpha {} {}, tau {:.0f}% kernels / {:.0f}% systems)",
                      r.count(Verdict::fail), r.count(Verdict::improved), r.count(Verdict::pass),
-                     r.count(Verdict::inconclusive), r.count(Verdict::added), r.count(Verdict::missing), r.config.alpha,
+                     r.count(Verdict::inconclusive), r.count(Verdict::added), r.count(Verdict::missing), r.config.alpha, r.correction,
                      100 * r.config.tau_kernel, 100 * r.config.tau_system);
 }
 
@@ -57,8 +57,8 @@ void print_gate_table(std::ostream& out, const GateReport& r) {
   fmt::print(out, "gate: {} against baseline {}\n", r.current_origin, r.baseline_origin);
   std::size_t name_width = 9;
   for (const auto& c : r.comparisons) name_width = std::max(name_width, c.name.size());
-  fmt::print(out, "{:<12}  {:<{}}  {:>30}  {:>8}  {:>11}  {}\n", "verdict", "benchmark", name_width, "change [95% CI]",
-             "p (Holm)", "CV base/run", "why");
+  fmt::print(out, "{:<12}  {:<{}}  {:>30}  {:>8}  {:>11}  {}\n", "verdict", "benchmark", name_width,
+             "change [" + r.interval_label + "]", r.p_label, "CV base/run", "why");
   for (const auto& c : r.comparisons)
     fmt::print(out, "{:<12}  {:<{}}  {:>30}  {:>8}  {:>11}  {}\n", verdict_name(c.verdict), c.name, name_width,
                change_text(c), c.compared() ? fmt::format("{:.2g}", c.p_holm) : "-",
@@ -70,7 +70,7 @@ std::string gate_markdown(const GateReport& r) {
   std::string md = fmt::format("### rooftop gate: {}\n\n{}\n\n", r.count(Verdict::fail) ? "FAIL" : "no regression",
                                md_escape(gate_summary_line(r)));
   md += fmt::format("Run `{}` against baseline `{}`.\n\n", md_escape(r.current_origin), md_escape(r.baseline_origin));
-  md += "| verdict | benchmark | change [95% CI] | p (Holm) | why |\n| --- | --- | --- | --- | --- |\n";
+  md += fmt::format("| verdict | benchmark | change [{}] | {} | why |\n| --- | --- | --- | --- | --- |\n", r.interval_label, r.p_label);
   // Regressions first, then what needs attention, then the rest.
   auto rank = [](Verdict v) {
     switch (v) {
@@ -126,6 +126,7 @@ nlohmann::ordered_json gate_json(const GateReport& r) {
     j["comparisons"].push_back({{"name", c.name}, {"verdict", verdict_name(c.verdict)}, {"reason", c.reason},
                                 {"change", number(c.change)}, {"change_ci", {number(c.change_low), number(c.change_high)}},
                                 {"p", c.p}, {"p_holm", c.p_holm}, {"tau", c.tau},
+                                {"counts", {c.baseline_count, c.current_count}},
                                 {"cv_baseline", c.cv_baseline}, {"cv_current", c.cv_current},
                                 {"minimum_detectable_change", number(c.minimum_detectable)},
                                 {"clock_mhz", {c.clock_baseline, c.clock_current}}, {"clock_differs", c.clock_differs},

@@ -3,9 +3,9 @@
 
 With ROOFTOP_REFERENCE (the environment, or the CMake cache variable of that name: the
 rooftop binary of a reference build, e.g. main's), it runs `rooftop ab` of that build
-against this one on this machine, the smoke tier in interleaved ABBA blocks (drift
-cancels; ROOFTOP_AB_BLOCKS, default 16): the before-merge check on a machine with no
-baseline. Otherwise it gates the quick tier against this machine's stored baseline, and
+against this one on this machine, the smoke tier in alternating pairs of runs, each
+benchmark decided as soon as its interval allows (drift cancels; ROOFTOP_AB_BUDGET,
+default 10m, or ROOFTOP_AB_BLOCKS): the before-merge check on a machine with no baseline. Otherwise it gates the quick tier against this machine's stored baseline, and
 where there is none it skips (exit 3) with the exact commands for either way.
 Exit 0 pass, 1 regression, 2 usage.
 
@@ -23,8 +23,10 @@ if reference:
         print(f"ROOFTOP_REFERENCE={reference}: not an executable rooftop; build the reference's `rooftop` target and "
               "point ROOFTOP_REFERENCE at build/cli/rooftop")
         sys.exit(2)
-    blocks = os.environ.get("ROOFTOP_AB_BLOCKS", "16")
-    ab = subprocess.run([rooftop, "ab", "--a", reference, "--b", rooftop, "--blocks", blocks,
+    limit = ["--budget", os.environ.get("ROOFTOP_AB_BUDGET", "10m")]
+    if os.environ.get("ROOFTOP_AB_BLOCKS"):
+        limit += ["--blocks", os.environ["ROOFTOP_AB_BLOCKS"]]
+    ab = subprocess.run([rooftop, "ab", "--a", reference, "--b", rooftop, *limit,
                          "--dir", os.path.join(out, f"ab-{suite}-{backend}"),
                          "--markdown", os.path.join(out, f"ab-{suite}-{backend}.md"),
                          "--", "--suite", suite, "--backend", backend, "--tier", "smoke", "--repetitions", "5"], text=True)

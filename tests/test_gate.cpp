@@ -2,8 +2,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
+
+#include <fmt/format.h>
 
 #include "harness/errors.hpp"
+#include "harness/ab_sequential.hpp"
 #include "harness/gate.hpp"
 
 using namespace rooftop;
@@ -108,25 +112,82 @@ TEST_CASE("a wrong result fails, so does a slowdown that lowered the clock, a cl
 }
 
 TEST_CASE("ab: a point that failed in build B is a FAIL, a point of one build MISSING or NEW", "[gate]") {
-  std::vector<AbBlock> blocks;
+  SequentialAb ab(GateConfig{}, 40);
   for (int k = 0; k < 8; ++k) {
-    AbBlock block;
-    block.a.push_back(run_of({{"same", samples(1.0, 0.01)}, {"broken", samples(1.0, 0.01)}, {"gone", samples(1.0, 0.01)}}));
+    auto a = run_of({{"same", samples(1.0, 0.01)}, {"broken", samples(1.0, 0.01)}, {"gone", samples(1.0, 0.01)}});
     auto b = run_of({{"same", samples(1.0, 0.01)}, {"broken", samples(1.0, 0.01)}, {"added", samples(1.0, 0.01)}});
     if (k == 5) {  // one run of B gets a wrong result
       b.results[1].status = Status::failed;
       b.results[1].reason = "wrong results";
       b.results[1].samples.clear();
     }
-    block.b.push_back(b);
-    blocks.push_back(block);
+    ab.add_pair(a, b);
   }
-  const auto r = gate_paired_blocks(blocks, GateConfig{}, "a", "b");
-  CHECK(only(r, "same").verdict == Verdict::pass);
+  const auto r = ab.report("a", "b");
   CHECK(only(r, "broken").verdict == Verdict::fail);
-  CHECK_THAT(only(r, "broken").reason, Catch::Contains("correctness"));
+  CHECK_THAT(only(r, "broken").reason, Catch::Contains("correctness") && Catch::Contains("pair 6"));
   CHECK(only(r, "gone").verdict == Verdict::missing);
   CHECK(only(r, "added").verdict == Verdict::added);
+  // 8 pairs cannot reach the first look's level (alpha 0.001 over 2 benchmarks): said so.
+  CHECK(only(r, "same").verdict == Verdict::inconclusive);
+  CHECK_THAT(only(r, "same").reason, Catch::Contains("first look needs 12"));
+}
+
+TEST_CASE("ab looks: the first where an exact interval can decide, then every 25% more, the alpha spent adds up", "[gate]") {
+  const auto plan = plan_looks(0.001, 48, 400);
+  REQUIRE(plan.looks.size() > 5);
+  // The first look: 2^-n <= a_0 = 0.001 / (48 * 2) needs n = 17.
+  CHECK(plan.looks[0] == 17);
+  for (std::size_t j = 0; j < plan.looks.size(); ++j) {
+    CHECK(std::ldexp(1.0, -plan.looks[j]) <= plan.side_alpha(j));  // each look can decide
+    if (j) CHECK(plan.looks[j] >= plan.looks[j - 1] * 1.25 - 1);
+  }
+  double spent = 0;
+  for (std::size_t j = 0; j < 100000; ++j) spent += plan.side_alpha(j) * plan.benchmarks;
+  CHECK(spent == Approx(0.001).epsilon(1e-4));
+  CHECK(plan_looks(0.001, 48, 10).looks.empty());
+}
+
+// Pairs of one benchmark drawn with a known true change, noise and a drift shared by both
+// builds of a pair (it cancels); order effects alternate as the real schedule does.
+GateReport simulate_ab(double true_change, double cv, int max_pairs, unsigned seed, int benchmarks = 1) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0.0, cv), drift(0.0, 0.2);
+  SequentialAb ab(GateConfig{}, max_pairs);
+  while (!ab.done()) {
+    const double machine = std::exp(drift(rng));  // this pair's machine speed
+    std::vector<std::pair<std::string, std::vector<Sample>>> a, b;
+    for (int i = 0; i < benchmarks; ++i) {
+      std::vector<Sample> sa, sb;
+      for (int k = 0; k < 3; ++k) {
+        sa.push_back({machine * std::exp(noise(rng)), 100, 2500});
+        sb.push_back({machine * (1 + true_change) * std::exp(noise(rng)), 100, 2500});
+      }
+      a.push_back({fmt::format("b{}", i), sa});
+      b.push_back({fmt::format("b{}", i), sb});
+    }
+    ab.add_pair(run_of(a), run_of(b));
+  }
+  return ab.report("a", "b");
+}
+
+TEST_CASE("ab decides a clear slowdown, passes the same build, and stops early", "[gate]") {
+  int fails = 0, passes = 0, false_fails = 0;
+  for (unsigned seed = 0; seed < 20; ++seed) {
+    const auto slow = simulate_ab(0.20, 0.02, 64, seed);
+    fails += slow.comparisons[0].verdict == Verdict::fail;
+    const auto same = simulate_ab(0.0, 0.02, 64, 100 + seed);
+    passes += same.comparisons[0].verdict == Verdict::pass;
+    false_fails += same.comparisons[0].verdict == Verdict::fail;
+    CHECK(same.comparisons[0].baseline_count < 64);  // decided before the last pair
+  }
+  CHECK(fails == 20);
+  CHECK(passes >= 18);
+  CHECK(false_fails == 0);
+  // A change of exactly tau is not called a FAIL (the interval must lie wholly above it).
+  int at_tau = 0;
+  for (unsigned seed = 0; seed < 20; ++seed) at_tau += simulate_ab(0.03, 0.01, 64, 200 + seed).comparisons[0].verdict == Verdict::fail;
+  CHECK(at_tau <= 1);
 }
 
 TEST_CASE("gate config: defaults, overrides per benchmark, bad files", "[gate]") {
