@@ -58,9 +58,12 @@ void add_report_command(CLI::App& app, int& exit_code) {
       const auto& run = inputs.front().run;
       std::string origin;
       const auto base = find_baseline(*baseline, run, origin);
-      if (!base)
-        throw InputError(fmt::format("no baseline for device {} in {}; make one with:\n  {}", run.meta.fingerprint,
-                                     *baseline, make_baseline_hint(run, *baseline)));
+      if (!base) {  // as `gate` says it: exit 3, nothing written
+        fmt::print(stderr, "rooftop: no baseline for device {} in {}; make one with:\n  {}\n", run.meta.fingerprint, *baseline,
+                   make_baseline_hint(run, *baseline));
+        exit_code = kExitNoBaseline;
+        return;
+      }
       const auto machine = machine_gate_config(*baseline, run);
       const GateConfig gate_config = !config->empty()                           ? load_gate_config(*config)
                                      : !machine.empty() && std::filesystem::exists(machine) ? load_gate_config(machine)

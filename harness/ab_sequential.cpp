@@ -87,7 +87,6 @@ void SequentialAb::add_pair(const RunResults& a, const RunResults& b) {
       c.reason = broken(*r) ? fail_of_broken(name, c.family, *r, 1).reason : "in build B's run but not in build A's";
       one_sided_.push_back(c);
     }
-    plan_ = plan_looks(config_.alpha, static_cast<int>(series_.size()), max_pairs_);
   }
   for (auto& [name, s] : series_) {
     if (s.decided) continue;
@@ -96,12 +95,28 @@ void SequentialAb::add_pair(const RunResults& a, const RunResults& b) {
       s.decided = fail_of_broken(name, s.family, *rb->second, pairs_);
       continue;
     }
-    if (ra == in_a.end() || rb == in_b.end() || !usable(*ra->second) || !usable(*rb->second)) continue;
+    if (ra == in_a.end() || rb == in_b.end() || !usable(*ra->second) || !usable(*rb->second)) {
+      // Not measured in the first pair (skipped, or build A's failed its check): later pairs
+      // would not measure it either, so it waits for nothing.
+      if (pairs_ == 1) {
+        const auto& r = ra != in_a.end() && !usable(*ra->second) ? *ra->second : *rb->second;
+        Comparison c;
+        c.name = name;
+        c.family = s.family;
+        c.verdict = Verdict::inconclusive;
+        c.reason = fmt::format("not measured in build {}'s first run: {}: {}", &r == ra->second ? 'A' : 'B',
+                               r.status == Status::skipped ? "skipped" : "failed", r.reason);
+        s.decided = c;
+      }
+      continue;
+    }
     const auto sa = seconds_of(*ra->second), sb = seconds_of(*rb->second);
     s.diffs.push_back(std::log(median(sb)) - std::log(median(sa)));
     s.a_samples.insert(s.a_samples.end(), sa.begin(), sa.end());
     s.b_samples.insert(s.b_samples.end(), sb.begin(), sb.end());
   }
+  // The plan's m: the benchmarks the first pair measured on both sides, the ones tested.
+  if (pairs_ == 1) plan_ = plan_looks(config_.alpha, static_cast<int>(undecided().size()), max_pairs_);
   if (next_look_ < plan_.looks.size() && pairs_ >= plan_.looks[next_look_]) look();
 }
 

@@ -32,7 +32,8 @@ class SequentialAb {
  public:
   SequentialAb(GateConfig config, int max_pairs);
   // One pair of runs of the same points, build A's and build B's (in either order: the
-  // caller alternates it, so that a drift over a pair cancels across pairs).
+  // caller alternates it, so that a drift over a pair cancels across pairs). The first sets
+  // what is compared: its points measured by both builds.
   void add_pair(const RunResults& a, const RunResults& b);
   // The benchmarks still undecided: the next pair need run only these.
   std::vector<std::string> undecided() const;

@@ -52,11 +52,25 @@ std::optional<std::string> misaligned(const nlohmann::ordered_json& r) {
   }
   return std::nullopt;
 }
+
+// A collective is held against the link it crosses, not a roofline.
+Diagnosis diagnose_collective(const nlohmann::ordered_json& t, double size_bytes) {
+  const double pct = t["percent_of_link"].get<double>();
+  const std::string finding = fmt::format("bus bandwidth at {:.0f}% of the {}", pct, t.value("link", std::string("link")));
+  if (pct >= kNearRoof) return {finding, "near the link: little is left but fewer bytes (a narrower dtype, compression)"};
+  if (size_bytes < (1 << 20))
+    return {finding, "latency-bound at this size: larger messages, or bucket small collectives into one"};
+  return {finding, pct < kFarFromRoof ? "far below the link at this size: check the topology (nvidia-smi topo -m) and "
+                                        "NCCL's algorithm and protocol (NCCL_ALGO, NCCL_PROTO)"
+                                      : "some way below the link: more channels (NCCL_MIN_NCHANNELS) or larger messages"};
+}
 }  // namespace
 
 Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   const std::string status = r.value("status", "");
   if (status != "ok") return {fmt::format("{}: {}", status, r.value("reason", "")), "see the reason; nothing was measured"};
+  if (r.contains("throughput") && r["throughput"].is_object() && r["throughput"].contains("percent_of_link"))
+    return diagnose_collective(r["throughput"], r["params"].value("size_bytes", 0.0));
   const auto& roof = r["roofline"];
   if (!roof.is_object())
     return {"no ceiling for this dtype on this device: plotted without a roof",
@@ -67,6 +81,11 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   if (roof["above_ceiling"].get<bool>())
     return {fmt::format("{:.0f}% of its roof: above the measured ceiling, so the ceiling is wrong", pct),
             "run `rooftop characterize --merge` on an idle machine: it keeps the best of both"};
+  // Where the cause is knowable it comes first, whatever the bound: a misaligned GEMM falls
+  // back to kernels without the matrix units (bf16 3x5000x7001 ran memory-bound at 24.5%).
+  if (pct < kFarFromRoof)
+    if (const auto why = misaligned(r))
+      return {fmt::format("{}-bound at {:.0f}% of its roof", bound, pct), *why};
   if (bound == "latency")
     return {fmt::format("latency-bound: too small to fill the device ({:.0f}% of the roof)", pct),
             "larger batch or tiles, fuse small operations, or amortize dispatch"};
@@ -82,10 +101,7 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   }
   const std::string finding =
       fmt::format("compute-bound at {:.0f}% of the {} peak", pct, roof["compute_ceiling"].get<std::string>());
-  if (pct < kFarFromRoof) {
-    if (const auto why = misaligned(r)) return {finding, *why};
-    return {finding, "far from the peak: larger tiles, better blocking, autotune the implementation"};
-  }
+  if (pct < kFarFromRoof) return {finding, "far from the peak: larger tiles, better blocking, autotune the implementation"};
   if (pct < kNearRoof) return {finding, "some way below the peak: tile shapes, pipelining depth, autotune"};
   if (const auto unit = faster_unit(dtype, roof["compute_peak_flops_per_s"].get<double>(), ceilings))
     return {finding, fmt::format("near this unit's roof: move to the {} matrix units if accuracy allows", *unit)};

@@ -32,6 +32,10 @@ namespace {
 std::string ratio_text(double r) { return r >= 0.1 ? fmt::format("x{:.2f}", r) : fmt::format("x{:.2g}", r); }
 
 namespace fs = std::filesystem;
+
+// Beyond this many rows a gate or comparison table shows the first (the most urgent) and
+// says how many it left out: 10,000 gate rows with a strip each took 11 s to load.
+constexpr std::size_t kMaxSectionRows = 500;
 using kainjow::mustache::data;
 using kainjow::mustache::mustache;
 using ojson = nlohmann::ordered_json;
@@ -101,10 +105,14 @@ data worst_section(const std::vector<ReportInput>& inputs) {
   return worst;
 }
 
-// The median of a scenario's metric, formatted in `unit` (ms or tokens/s); "-" when absent.
-std::string metric(const ResultRecord& r, const char* name, double scale, const char* format) {
+// A plain decimal for a table: 4 significant digits, whole numbers from 1000 up (never
+// "1.745e+05").
+std::string decimal(double v) { return std::fabs(v) >= 1000 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v); }
+
+// The median of a scenario's metric, times `scale` (ms from seconds); "-" when absent.
+std::string metric(const ResultRecord& r, const char* name, double scale) {
   for (const auto& [key, values] : r.metrics)
-    if (key == name && !values.empty()) return fmt::format(fmt::runtime(format), median(values) * scale);
+    if (key == name && !values.empty()) return decimal(median(values) * scale);
   return "-";
 }
 
@@ -137,16 +145,16 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
       if (!p.is_object() || !p.contains("scenario") || r.samples.empty()) continue;
       const auto d = derive(r, c);
       data row;
-      row.set("device", in.run.meta.fingerprint);
+      row.set("device", device_display_name(in.run.meta.device));
       row.set("name", r.problem.shape);
       row.set("dtype", std::string(dtype_name(r.problem.dtype)));
       row.set("scenario", p["scenario"].get<std::string>());
-      row.set("ttft", metric(r, "ttft_s", 1e3, "{:.4g}"));
-      const auto tpot = metric(r, "tpot_s", 1e3, "{:.4g}");
-      row.set("tpot", tpot != "-" ? tpot : metric(r, "itl_mean_s", 1e3, "{:.4g}"));
-      row.set("itl_p99", metric(r, "itl_p99_s", 1e3, "{:.4g}"));
-      const auto out = metric(r, "output_tokens_per_s", 1, "{:.4g}");
-      row.set("tokens", out != "-" ? out : metric(r, "prompt_tokens_per_s", 1, "{:.4g}") + " (prompt)");
+      row.set("ttft", metric(r, "ttft_s", 1e3));
+      const auto tpot = metric(r, "tpot_s", 1e3);
+      row.set("tpot", tpot != "-" ? tpot : metric(r, "itl_mean_s", 1e3));
+      row.set("itl_p99", metric(r, "itl_p99_s", 1e3));
+      const auto out = metric(r, "output_tokens_per_s", 1);
+      row.set("tokens", out != "-" ? out : metric(r, "prompt_tokens_per_s", 1) + " (prompt)");
       row.set("joules", d.power && d.power->joules_per_token
                             ? fmt::format("{:.3g} ({:.0f} W)", *d.power->joules_per_token, d.power->board_w)
                             : "-");
@@ -164,9 +172,6 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
   return rows;
 }
 
-// What a procurement reader needs to trust a column: the tier and date, the driver and
-// CUDA versions and power limit where the device reports them, and the clocks the samples
-// ran at, with the results whose median clock was below 95% of the maximum (throttled).
 // The device's properties: the device object as a results file holds it, or its properties alone.
 ojson device_properties(const RunResults& run) {
   const auto& d = run.meta.device;
@@ -192,6 +197,9 @@ double top_clock_mhz(const RunResults& run) {
 }
 constexpr double kThrottled = 0.95;  // a median clock below this share of the top: throttled
 
+// What a procurement reader needs to trust a column: the tier and date, the driver and
+// CUDA versions and power limit where the device reports them, and the clocks the samples
+// ran at, with the results whose median clock was below 95% of the maximum (throttled).
 std::string run_context(const RunResults& run) {
   const auto props = device_properties(run);
   std::vector<std::string> parts{fmt::format("tier {}", run.meta.tier.empty() ? "?" : run.meta.tier),
@@ -255,7 +263,8 @@ data procurement_summary(const std::vector<std::string>& order, const RateTable&
     row.set("per_dollar", n && priced ? ratio_text(std::exp(speed / n) * options.price_usd.at(ref) / options.price_usd.at(fp))
                           : priced    ? "-"
                                       : "- (give both prices with --price)");
-    row.set("per_watt", n_watt == 0 ? std::string("- (no power measured, no TDP in the datasheet)")
+    row.set("per_watt", n == 0        ? std::string("-")
+                        : n_watt == 0 ? std::string("- (no power measured, no TDP in the datasheet)")
                                     : ratio_text(std::exp(per_watt / n_watt)) +
                                           (measured == n_watt ? " (measured power)"
                                            : measured == 0    ? " (datasheet TDP)"
@@ -276,11 +285,15 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
   std::map<std::string, std::map<std::string, double>> roof;  // workload -> device -> % of own roof
   RateTable watts;  // workload -> device -> measured board power
   std::vector<std::string> order;
+  std::map<std::string, std::map<std::string, std::string>> throttled;  // workload -> device -> its clock
   for (const auto& in : inputs) {
     const Ceilings* run_ceilings = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
+    const double top = top_clock_mhz(in.run);
     for (const auto& rec : in.run.results) {
       const auto d = derive(rec, run_ceilings);
       if (!d.throughput) continue;
+      if (const double m = median_clock_mhz(rec); m > 0 && m < kThrottled * top)
+        throttled[workload_key(rec)][in.run.meta.fingerprint] = fmt::format("{:.0f} of {:.0f} MHz", m, top);
       const auto key = workload_key(rec);
       const bool bytes = d.throughput->flops_per_s <= 0;
       const double value = bytes ? d.throughput->bus_bytes_per_s.value_or(d.throughput->bytes_per_s) : d.throughput->flops_per_s;
@@ -330,6 +343,7 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
             log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
         }
         if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
+        if (throttled[key].count(fp)) cell.set("throttled", throttled[key][fp]);
         const auto scaled = [&](double v) { return format_si(v, bytes ? "B/s" : "FLOP/s"); };
         if (options.price_usd.count(fp))
           cell.set("per_dollar", fmt::format("{} per $1000", scaled(it->second / options.price_usd.at(fp) * 1000)));
@@ -343,7 +357,7 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
       cells.push_back(cell);
     }
     row.set("cells", list_of(cells));
-    comp_rows.push_back(row);
+    if (comp_rows.size() < kMaxSectionRows) comp_rows.push_back(row);  // the geomeans and summary cover all
   }
   std::vector<data> geo;
   for (const auto& [suite, by_device] : log_ratios) {
@@ -372,6 +386,9 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
     if (rate[key].size() == fingerprints.size()) common.push_back(key);
   comparison.set("common_count", std::to_string(common.size()));
   comparison.set("common", fmt::format("{}", fmt::join(common, ", ")));
+  if (order.size() > comp_rows.size())
+    comparison.set("left_out", fmt::format("The first {} of {} workloads are shown; the summary and geomeans cover all.",
+                                           comp_rows.size(), order.size()));
   comparison.set("devices", list_of(heads));
   comparison.set("rows", list_of(comp_rows));
   comparison.set("geomeans", list_of(geo));
@@ -405,6 +422,8 @@ data gate_section(const GateReport& g) {
   std::vector<const Comparison*> order;
   for (const auto& c : g.comparisons) order.push_back(&c);
   std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return urgency(a->verdict) < urgency(b->verdict); });
+  const std::size_t all_rows = order.size();
+  if (order.size() > kMaxSectionRows) order.resize(kMaxSectionRows);
   // The shared scale: every sample as a change against its baseline's median, in percent,
   // wide enough for each row's tau; beyond +-100% a sample sits at the edge.
   const auto relative = [](const Comparison& c, double s) { return 100.0 * (s / median(c.baseline_samples) - 1.0); };
@@ -459,6 +478,9 @@ data gate_section(const GateReport& g) {
   gate.set("baseline", g.baseline_origin);
   gate.set("scale", fmt::format("{:+.0f}% to {:+.0f}% of each baseline's median", lo, hi));
   gate.set("rows", list_of(gate_rows));
+  if (all_rows > order.size())
+    gate.set("left_out", fmt::format("The {} most urgent of {} verdicts are shown; `rooftop gate --json` lists every one.",
+                                     order.size(), all_rows));
   // The banner says what `rooftop gate` would exit with.
   const int compared = g.count(Verdict::pass) + g.count(Verdict::improved) + g.count(Verdict::inconclusive);
   const bool failed = g.count(Verdict::fail) > 0;
@@ -542,7 +564,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         data row;
         row.set("id", id);
         row.set("index", std::to_string(row_index++));
-        row.set("device", fp);
+        row.set("device", display_name);  // the fingerprint in its tooltip
+        row.set("fingerprint", fp);
         row.set("name", r["name"].get<std::string>());
         row.set("family", r["family"].get<std::string>());
         row.set("shape", r["shape"].get<std::string>());
@@ -557,10 +580,19 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         scaled_cell("median", r["summary"], "median_s", [](double v) { return format_duration(v); });
         scaled_cell("compute", r["throughput"], "flops_per_s",
                     [&](double v) { return v > 0 ? format_si(v, rate_unit(r["dtype"].get<std::string>())) : std::string("-"); });
-        scaled_cell("bandwidth", r["throughput"], "bytes_per_s", [](double v) { return format_si(v, "B/s"); });
-        row.set("ai", num(r["work"], "arithmetic_intensity", 1, "{:.3g}"));
-        row.set("percent", num(r["roofline"], "percent_of_attainable", 1, "{:.1f}"));
-        row.set("bound", r["roofline"].is_object() ? r["roofline"]["bound"].get<std::string>() : "-");
+        if (collective && measured && r["throughput"].contains("bus_bytes_per_s")) {
+          // A collective's bandwidth is its bus bandwidth (nccl-tests' busbw), held against its link.
+          scaled_cell("bandwidth", r["throughput"], "bus_bytes_per_s", [](double v) { return format_si(v, "B/s") + " bus"; });
+          row.set("ai", "-");
+          row.set("percent", num(r["throughput"], "percent_of_link", 1, "{:.1f}"));
+          row.set("bound", "link");
+        } else {
+          scaled_cell("bandwidth", r["throughput"], "bytes_per_s", [](double v) { return format_si(v, "B/s"); });
+          const bool has_ai = r["work"].is_object() && r["work"].value("arithmetic_intensity", 0.0) > 0;
+          row.set("ai", has_ai ? format_si(r["work"]["arithmetic_intensity"].get<double>(), "") : std::string("-"));
+          row.set("percent", num(r["roofline"], "percent_of_attainable", 1, "{:.1f}"));
+          row.set("bound", r["roofline"].is_object() ? r["roofline"]["bound"].get<std::string>() : "-");
+        }
         row.set("status", r["status"].get<std::string>());
         row.set("finding", d.finding);
         row.set("next_step", d.next_step);
@@ -574,7 +606,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     data dev;
     dev.set("name", name);
     dev.set("fingerprint", fp);
-    dev.set("ceilings_source", source);
+    // A device that ran only collectives has no roofline: its heading and chart say so.
+    dev.set("heading", points.empty() && !bandwidth.empty() ? "Collectives: " + name : "Roofline: " + name);
+    if (!points.empty() || bandwidth.empty()) dev.set("ceilings_source", source);
     if (!points.empty() || bandwidth.empty()) dev.set("svg", roofline_svg(ceilings, datasheet, points));
     if (!points.empty())
       overlay.push_back({display_name, ceilings ? ceilings : datasheet ? &datasheet->ceilings : nullptr, !ceilings && datasheet, points});
@@ -600,6 +634,15 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         ceiling_rows.push_back(x);
       }
     }
+    std::set<std::string> links;  // the links the collectives crossed, their roof
+    for (const auto& b : bandwidth)
+      if (!b.link.empty() && b.link_bytes_per_s > 0 && links.insert(b.link).second) {
+        data x;
+        x.set("kind", "link");
+        x.set("name", b.link);
+        x.set("value", format_si(b.link_bytes_per_s, "B/s"));
+        ceiling_rows.push_back(x);
+      }
     dev.set("ceilings", list_of(ceiling_rows));
     devices.push_back(dev);
   }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """`rooftop report --baseline` decides as `rooftop gate` does: a slowed copy of a kept run
 against the run is a FAIL (exit 1, the report still written); a baseline of another device
-is refused (exit 2); a --price for a device not in the report is refused (exit 2).
+is refused (exit 2), as is one of another tier; a store without this device's baseline is
+exit 3 (gate's, CTest's SKIP), writing nothing; the store's gate.json thresholds apply; a
+--price for a device not in the report is refused (exit 2).
 
 usage: report_baseline_cli.py ROOFTOP RESULTS.json OTHER_DEVICE_RESULTS.json WORK_DIR
 """
@@ -36,5 +38,23 @@ expect(0, "wrote", run("report", source, "--baseline", source, "-o", os.path.joi
 expect(2, "another device", run("report", source, "--baseline", other, "-o", os.path.join(work, "x.html")))
 if os.path.exists(os.path.join(work, "x.html")):
     sys.exit("a refused report was written")
+other_tier = json.load(open(source))
+other_tier["tier"] = "smoke" if other_tier["tier"] != "smoke" else "quick"
+other_tier_path = os.path.join(work, "other-tier.json")
+json.dump(other_tier, open(other_tier_path, "w"))
+expect(2, "gate like against like", run("report", source, "--baseline", other_tier_path, "-o", os.path.join(work, "t.html")))
+empty_store = os.path.join(work, "empty-store")
+os.makedirs(empty_store)
+expect(3, "no baseline for device", run("report", source, "--baseline", empty_store, "-o", os.path.join(work, "z.html")))
+if os.path.exists(os.path.join(work, "z.html")):
+    sys.exit("a report without its baseline was written")
+# A store with the baseline and a gate.json that forgives 40%: the slowed copy passes.
+store = os.path.join(work, "store")
+fingerprint = slow["device"]["fingerprint"]
+os.makedirs(os.path.join(store, fingerprint))
+suite = slow["results"][0]["family"]
+shutil.copy(source, os.path.join(store, fingerprint, f"{suite}.json"))
+json.dump({"tau_kernel": 0.4, "tau_system": 0.4}, open(os.path.join(store, fingerprint, "gate.json"), "w"))
+expect(0, "wrote", run("report", slow_path, "--baseline", store, "-o", os.path.join(work, "forgiven.html")))
 expect(2, "no results file is of device", run("report", source, "--price", "cuda-nowhere=1000", "-o", os.path.join(work, "y.html")))
 print("report --baseline and --price: ok")

@@ -114,8 +114,14 @@ TEST_CASE("a wrong result fails, so does a slowdown that lowered the clock, a cl
 TEST_CASE("ab: a point that failed in build B is a FAIL, a point of one build MISSING or NEW", "[gate]") {
   SequentialAb ab(GateConfig{}, 40);
   for (int k = 0; k < 8; ++k) {
-    auto a = run_of({{"same", samples(1.0, 0.01)}, {"broken", samples(1.0, 0.01)}, {"gone", samples(1.0, 0.01)}});
-    auto b = run_of({{"same", samples(1.0, 0.01)}, {"broken", samples(1.0, 0.01)}, {"added", samples(1.0, 0.01)}});
+    auto a = run_of({{"same", samples(1.0, 0.01)}, {"broken", samples(1.0, 0.01)}, {"gone", samples(1.0, 0.01)},
+                     {"too_big", {}}});
+    auto b = run_of({{"same", samples(1.0, 0.01)}, {"broken", samples(1.0, 0.01)}, {"added", samples(1.0, 0.01)},
+                     {"too_big", {}}});
+    for (auto* run : {&a, &b}) {  // skipped on both sides: not waited for
+      run->results[3].status = Status::skipped;
+      run->results[3].reason = "needs 90 GiB";
+    }
     if (k == 5) {  // one run of B gets a wrong result
       b.results[1].status = Status::failed;
       b.results[1].reason = "wrong results";
@@ -128,6 +134,8 @@ TEST_CASE("ab: a point that failed in build B is a FAIL, a point of one build MI
   CHECK_THAT(only(r, "broken").reason, Catch::Contains("correctness") && Catch::Contains("pair 6"));
   CHECK(only(r, "gone").verdict == Verdict::missing);
   CHECK(only(r, "added").verdict == Verdict::added);
+  CHECK(only(r, "too_big").verdict == Verdict::inconclusive);
+  CHECK_THAT(only(r, "too_big").reason, Catch::Contains("skipped") && Catch::Contains("needs 90 GiB"));
   // 8 pairs cannot reach the first look's level (alpha 0.001 over 2 benchmarks): said so.
   CHECK(only(r, "same").verdict == Verdict::inconclusive);
   CHECK_THAT(only(r, "same").reason, Catch::Contains("first look needs 12"));

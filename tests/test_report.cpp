@@ -2,6 +2,8 @@
 #include <cmath>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "harness/errors.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/result_rows.hpp"
@@ -124,6 +126,21 @@ TEST_CASE("diagnosis rules", "[report]") {
   odd["family"] = "gemm";
   odd["params"] = {{"m", 3}, {"n", 5000}, {"k", 7001}};
   CHECK_THAT(diagnose(odd, &gpu).next_step, Catch::Contains("K = 7001 is not a multiple of 8") && Catch::Contains("7008"));
+  // As it ran on the H100: memory-bound (AI about 3) at 24.5%, the cause the same.
+  odd["roofline"]["bound"] = "memory";
+  odd["roofline"]["memory_level"] = "HBM";
+  CHECK_THAT(diagnose(odd, &gpu).next_step, Catch::Contains("K = 7001 is not a multiple of 8"));
+  CHECK_THAT(diagnose(odd, &gpu).finding, Catch::Contains("memory-bound at 24% of its roof") ||
+                                              Catch::Contains("memory-bound at 25% of its roof"));
+  // A collective is held against its link, never told to characterize a roofline.
+  nlohmann::ordered_json coll{{"status", "ok"}, {"dtype", "bf16"}, {"roofline", nullptr},
+                              {"params", {{"size_bytes", 1 << 30}, {"bus_factor", 1.0}}},
+                              {"throughput", {{"percent_of_link", 75.0}, {"link", "nvlink (datasheet)"}}}};
+  CHECK_THAT(diagnose(coll, nullptr).finding, Catch::Contains("bus bandwidth at 75% of the nvlink (datasheet)"));
+  CHECK_THAT(diagnose(coll, nullptr).next_step, Catch::Contains("NCCL_MIN_NCHANNELS") && !Catch::Contains("characterize"));
+  coll["params"]["size_bytes"] = 4096;
+  coll["throughput"]["percent_of_link"] = 1.0;
+  CHECK_THAT(diagnose(coll, nullptr).next_step, Catch::Contains("latency-bound at this size"));
   auto no_roof = result("compute", 1);
   no_roof["roofline"] = nullptr;
   CHECK_THAT(diagnose(no_roof, nullptr).finding, Catch::Contains("without a roof"));
@@ -229,6 +246,8 @@ TEST_CASE("comparison view: each device's run context, throttled results counted
   // The row of the throttled result says so, with its clock; no other row does.
   CHECK(count_of(html, R"(<span class="flag">throttled</span>)") == 1);
   CHECK(html.find("median SM clock 1395 of 1980 MHz") != std::string::npos);
+  // And its cell in the comparison.
+  CHECK(html.find(R"(title="median SM clock 1395 of 1980 MHz: below 95% of the maximum">throttled</span>)") != std::string::npos);
 }
 
 TEST_CASE("comparison view: a procurement summary over the common workloads, and every device on one roofline", "[report]") {
@@ -258,6 +277,13 @@ TEST_CASE("comparison view: a procurement summary over the common workloads, and
   // Twice as fast, at a third of the price, on half the TDP: x2.00, x6.00 per $, x4.00 per W.
   CHECK(std::regex_search(html, std::regex(R"re(<table id="procurement">[\s\S]*Small GPU[\s\S]*>1</td>[\s\S]*x2\.00[\s\S]*x6\.00[\s\S]*x4\.00 \(datasheet TDP\))re")));
   CHECK(html.find("The 1 workloads in common") != std::string::npos);
+  // The Markdown summary says the same, its columns headed by the devices' names.
+  const auto md = render_markdown_report({{"a.json", device("gpu-a", "Big GPU", 2e-3, 700, false)},
+                                          {"b.json", device("gpu-b", "Small GPU", 1e-3, 350, true)}},
+                                         options);
+  CHECK(md.find("| Small GPU | 1 | x2.00 | x6.00 | x4.00 (datasheet TDP) |") != std::string::npos);
+  CHECK(md.find("| suite | Big GPU | Small GPU |") != std::string::npos);
+  CHECK(md.find("| workload | device | % of roof |") != std::string::npos);
   // One overlay: both devices' points (3) without ids, each device's roof in its colour.
   const auto overlay = html.substr(html.find(R"(<svg class="roofline overlay")"));
   const auto svg = overlay.substr(0, overlay.find("</svg>"));
@@ -376,4 +402,13 @@ TEST_CASE("the gate view: a banner with gate's exit code, FAILs first, strips on
   g.comparisons = {comparison("gemm/cpu/fp32/pass_small", Verdict::pass, -0.001)};
   options.gate = g;
   CHECK(render_html_report({{"r.json", run}}, options).find("banner-green") != std::string::npos);
+  // A gate of 600 benchmarks shows the 500 most urgent (its FAIL among them) and says so.
+  for (int i = 0; i < 599; ++i) g.comparisons.push_back(comparison(fmt::format("gemm/cpu/fp32/p{}", i), Verdict::pass, 0));
+  g.comparisons.push_back(comparison("gemm/cpu/fp32/fail_last", Verdict::fail, 0.2));
+  options.gate = g;
+  const auto big = render_html_report({{"r.json", run}}, options);
+  CHECK(count_of(big, R"(<svg class="strip")") == 500);
+  CHECK(big.find("fail_last") != std::string::npos);
+  CHECK(big.find("The 500 most urgent of 601 verdicts are shown") != std::string::npos);
+  CHECK(big.find("1 FAIL, 0 IMPROVED, 0 INCONCLUSIVE, 600 PASS") != std::string::npos);  // the counts cover all
 }

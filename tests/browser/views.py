@@ -82,8 +82,17 @@ specs.append({"name": "gate", "html": report("gate", [slow_path], "--baseline", 
 # Collectives: bandwidth against size, on no FLOP roofline.
 coll = load(os.path.join("cuda", "h200x2-quick-collectives-bf16.json"))
 specs.append({"name": "collectives", "html": report("collectives", [collectives_path]), "section": "h3:has-text('Collectives')",
-              "counts": {"svg.bandwidth": 1, "svg.roofline:not(.bandwidth)": 0,
-                         "svg.bandwidth .point": sum(1 for r in coll["results"] if r["throughput"] is not None)}})
+              "counts": {"svg.bandwidth": 1, "svg.roofline:not(.bandwidth)": 0, "h2:has-text('Roofline:')": 0,
+                         "svg.bandwidth .point": sum(1 for r in coll["results"] if r["throughput"] is not None)},
+              "starts": {"h2:has-text('Collectives:')": "Collectives: NVIDIA H200"}})
+with open(specs[-1]["html"]) as f:
+    html = f.read()
+# Each row held against its link (bus bandwidth, % of the link), never sent to characterize a roofline.
+for needed in ["bus bandwidth at", " bus</td>", "<td>link</td>", "nvlink (datasheet"]:
+    if needed not in html:
+        problems.append(f"collectives: '{needed}' not in the page")
+if "characterize" in html:
+    problems.append("collectives: the page tells a collectives run to characterize a roofline")
 
 spec_path = os.path.join(out, "views.json")
 for s in specs:
