@@ -15,6 +15,7 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/gate.hpp"
+#include "harness/history_store.hpp"
 #include "reports/html_report.hpp"
 
 namespace rooftop::cli {
@@ -38,6 +39,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--templates", *templates, "Folder of report.html.mustache and report.md.mustache");
   cmd->add_option("--price", *prices, "FINGERPRINT=USD: a device's price, for performance per dollar");
+  auto history = std::make_shared<std::string>();
+  cmd->add_option("--history", *history,
+                  "History database (`rooftop history add`; 'default' for $ROOFTOP_HOME/history.sqlite): a trend chart "
+                  "per benchmark of the first results file, change points marked");
   cmd->callback([=, &exit_code] {
     std::vector<reports::ReportInput> inputs;
     for (const auto& f : *files) inputs.push_back({f, load_results(f)});
@@ -53,6 +58,14 @@ void add_report_command(CLI::App& app, int& exit_code) {
         throw InputError(fmt::format("--price '{}': no results file is of device {}; the devices here are {}", p,
                                      p.substr(0, eq), fmt::join(fingerprints, ", ")));
       options.price_usd[p.substr(0, eq)] = usd;
+    }
+    if (!history->empty()) {
+      const std::filesystem::path db = *history == "default" ? default_history_path() : std::filesystem::path(*history);
+      // Read, never made: a report does not create a history.
+      if (!std::filesystem::exists(db))
+        throw InputError(fmt::format("--history {}: no such file; add runs to it with `rooftop history add --db {} RESULTS`",
+                                     db.string(), db.string()));
+      options.history = HistoryStore(db).series();
     }
     if (!baseline->empty()) {
       const auto& run = inputs.front().run;

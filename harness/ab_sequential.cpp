@@ -11,12 +11,6 @@
 namespace rooftop {
 namespace {
 
-std::vector<double> seconds_of(const ResultRecord& r) {
-  std::vector<double> s;
-  for (const auto& x : r.samples) s.push_back(x.seconds_per_iteration);
-  return s;
-}
-
 std::string percent(double x) { return std::isfinite(x) ? fmt::format("{:+.1f}%", 100 * x) : "unbounded"; }
 
 bool usable(const ResultRecord& r) { return r.status == Status::ok && !r.samples.empty(); }
@@ -110,7 +104,7 @@ void SequentialAb::add_pair(const RunResults& a, const RunResults& b) {
       }
       continue;
     }
-    const auto sa = seconds_of(*ra->second), sb = seconds_of(*rb->second);
+    const auto sa = ra->second->seconds(), sb = rb->second->seconds();
     s.diffs.push_back(std::log(median(sb)) - std::log(median(sa)));
     s.a_samples.insert(s.a_samples.end(), sa.begin(), sa.end());
     s.b_samples.insert(s.b_samples.end(), sb.begin(), sb.end());

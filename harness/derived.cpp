@@ -11,9 +11,7 @@ Derived derive(const ResultRecord& r, const Ceilings* ceilings) {
   const auto& params = r.problem.params;
   d.cold = params.is_object() && params.value("cache", std::string()).starts_with("cold");
   if (r.samples.empty()) return d;
-  std::vector<double> seconds;
-  for (const auto& s : r.samples) seconds.push_back(s.seconds_per_iteration);
-  d.summary = summarize(seconds);
+  d.summary = summarize(r.seconds());
   const double median = d.summary->median;
   const auto& work = r.problem.work;
   Throughput t{work.flops / median, work.bytes / median, {}, {}};

@@ -16,12 +16,6 @@
 namespace rooftop {
 namespace {
 
-std::vector<double> seconds_of(const ResultRecord& r) {
-  std::vector<double> s;
-  for (const auto& x : r.samples) s.push_back(x.seconds_per_iteration);
-  return s;
-}
-
 double median_clock(const ResultRecord& r) {
   std::vector<double> c;
   for (const auto& x : r.samples)
@@ -218,7 +212,7 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
     c.name = cur.problem.name();
     c.family = cur.problem.family;
     c.tau = config.tau_for(c.name, c.family);
-    c.current_samples = seconds_of(cur);
+    c.current_samples = cur.seconds();
     c.current_count = static_cast<int>(c.current_samples.size());
     const auto it = base.find(c.name);
     if (it == base.end()) {
@@ -227,7 +221,7 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
     } else {
       const auto& b = *it->second;
       base.erase(it);
-      c.baseline_samples = seconds_of(b);
+      c.baseline_samples = b.seconds();
       c.baseline_count = static_cast<int>(c.baseline_samples.size());
       c.clock_baseline = median_clock(b);
       c.clock_current = median_clock(cur);
@@ -256,7 +250,7 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
     c.family = b->problem.family;
     c.verdict = Verdict::missing;
     c.reason = "in the baseline but not in this run";
-    c.baseline_samples = seconds_of(*b);
+    c.baseline_samples = b->seconds();
     c.baseline_count = static_cast<int>(c.baseline_samples.size());
     report.comparisons.push_back(std::move(c));
   }

@@ -75,8 +75,7 @@ CalibrationReport calibrate_gate(const std::vector<RunResults>& aa, const std::v
   std::map<std::string, std::vector<double>> cvs;
   for (const auto& run : aa)
     for (const auto& r : run.results) {
-      std::vector<double> s;
-      for (const auto& x : r.samples) s.push_back(x.seconds_per_iteration);
+      const auto s = r.seconds();
       if (s.size() >= 2) cvs[r.problem.name()].push_back(summarize(s).cv);
     }
   std::map<std::string, bool> quiet;

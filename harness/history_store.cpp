@@ -129,8 +129,7 @@ int HistoryStore::add(const RunResults& run, const std::string& origin) {
     Statement s(handle(db_), "INSERT INTO points (run, benchmark, median_s, repetitions) VALUES (?, ?, ?, ?)", path_);
     for (const auto& r : run.results) {
       if (r.status != Status::ok || r.samples.empty()) continue;
-      std::vector<double> t;
-      for (const auto& x : r.samples) t.push_back(x.seconds_per_iteration);
+      const auto t = r.seconds();
       sqlite3_reset(s.get());
       sqlite3_bind_int64(s.get(), 1, run_id);
       s.text(2, r.problem.name());

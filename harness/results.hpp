@@ -40,6 +40,13 @@ struct ResultRecord {
   std::vector<Sample> samples;
   // A scenario's own measures, one value a repetition (inference: ttft_s, tokens_per_s).
   std::vector<std::pair<std::string, std::vector<double>>> metrics;
+  // Its samples' seconds per iteration, in order: what every statistic reads.
+  std::vector<double> seconds() const {
+    std::vector<double> s;
+    s.reserve(samples.size());
+    for (const auto& x : samples) s.push_back(x.seconds_per_iteration);
+    return s;
+  }
 };
 
 struct RunMetadata {

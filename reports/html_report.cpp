@@ -23,6 +23,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
+#include "reports/trend_svg.hpp"
 #include "reports/svg_text.hpp"
 
 namespace rooftop::reports {
@@ -493,6 +494,46 @@ data gate_section(const GateReport& g) {
   return gate;
 }
 
+// The first run's benchmarks in the nightly history: a trend chart each, change points
+// marked. The series with a change point among the last three nights come first, then
+// any with one, then the rest; at most 24 charts, the count of the others said.
+data trend_section(const RunResults& run, const std::vector<HistorySeries>& history) {
+  constexpr std::size_t kMaxCharts = 24, kRecent = 3;
+  std::set<std::string> names;
+  for (const auto& r : run.results) names.insert(r.problem.name());
+  struct Trend {
+    int rank;
+    const HistorySeries* series;
+    std::vector<ChangePoint> change_points;
+  };
+  std::vector<Trend> trends;
+  for (const auto& s : history) {
+    if (s.fingerprint != run.meta.fingerprint || s.tier != run.meta.tier || !names.count(s.benchmark) || s.points.size() < 2)
+      continue;
+    std::vector<double> logs;
+    for (const auto& p : s.points) logs.push_back(std::log(p.median_s));
+    auto cps = find_change_points(logs);
+    const bool recent = std::any_of(cps.begin(), cps.end(), [&](const ChangePoint& c) { return c.index + kRecent >= s.points.size(); });
+    trends.push_back({recent ? 0 : cps.empty() ? 2 : 1, &s, std::move(cps)});
+  }
+  std::stable_sort(trends.begin(), trends.end(), [](const Trend& a, const Trend& b) { return a.rank < b.rank; });
+  data section;
+  if (trends.empty()) return section;
+  std::vector<data> charts;
+  for (std::size_t i = 0; i < std::min(trends.size(), kMaxCharts); ++i) {
+    data c;
+    c.set("name", trends[i].series->benchmark);
+    c.set("nights", std::to_string(trends[i].series->points.size()));
+    c.set("svg", trend_svg(*trends[i].series, trends[i].change_points));
+    if (trends[i].rank == 0) c.set("recent", true);
+    charts.push_back(c);
+  }
+  section.set("charts", list_of(charts));
+  section.set("summary", fmt::format("{} of {} benchmarks with a series{}", charts.size(), trends.size(),
+                                     trends.size() > charts.size() ? ": those with recent change points first" : ""));
+  return section;
+}
+
 data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
   data view;
   view.set("generated", utc_now_iso8601());
@@ -668,6 +709,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   }
 
   if (options.gate) view.set("gate", gate_section(*options.gate));
+  if (!options.history.empty() && !inputs.empty())
+    if (auto trends = trend_section(inputs.front().run, options.history); !trends.is_empty_object())
+      view.set("trends", trends);
   return view;
 }
 }  // namespace

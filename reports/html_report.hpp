@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/gate.hpp"
+#include "harness/history_store.hpp"
 #include "harness/results.hpp"
 
 namespace rooftop::reports {
@@ -21,6 +22,7 @@ struct ReportOptions {
   std::filesystem::path templates;           // folder with report.html.mustache, report.md.mustache
   std::optional<GateReport> gate;            // verdicts to show beside the results
   std::map<std::string, double> price_usd;   // device fingerprint -> price the user gave
+  std::vector<HistorySeries> history;        // the nightly series: a trend chart per benchmark of the first run
 };
 
 // The folder of templates: $ROOFTOP_TEMPLATES, else share/rooftop/templates beside the

@@ -2,6 +2,7 @@
 """`rooftop history add` and `check` end to end, on nights made from a kept run: a flat
 stretch, then every benchmark 30% slower. The check must name the new regression (exit 1);
 adding a night twice is refused (exit 2); a missing history is a usage error (exit 2).
+`rooftop report --history` draws each benchmark's trend with the step marked.
 
 usage: history_cli.py ROOFTOP RESULTS.json WORK_DIR
 """
@@ -45,4 +46,12 @@ got = run("history", "check", "--db", db)
 expect(1, "REGRESSION", got)
 if "+30.0%" not in got[1]:
     sys.exit(f"the step's size is not +30.0%:\n{got[1]}")
-print("history add/check: ok")
+html = os.path.join(work, "trend.html")
+expect(0, "wrote", run("report", nights[-1], "--history", db, "-o", html))
+page = open(html).read()
+if "Trends in the nightly history" not in page or 'class="change slower"' not in page or "+30.0%" not in page:
+    sys.exit("the report's trend charts do not mark the +30% step")
+expect(2, "no such file", run("report", nights[-1], "--history", os.path.join(work, "none.sqlite"), "-o", html + ".x"))
+if os.path.exists(os.path.join(work, "none.sqlite")):
+    sys.exit("report --history made a history file")
+print("history add/check, report --history: ok")

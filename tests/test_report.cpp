@@ -412,3 +412,34 @@ TEST_CASE("the gate view: a banner with gate's exit code, FAILs first, strips on
   CHECK(big.find("The 500 most urgent of 601 verdicts are shown") != std::string::npos);
   CHECK(big.find("1 FAIL, 0 IMPROVED, 0 INCONCLUSIVE, 600 PASS") != std::string::npos);  // the counts cover all
 }
+
+TEST_CASE("trend charts from the history: the first run's series, change points marked, recent ones first", "[report]") {
+  RunResults run;
+  run.meta.fingerprint = "cpu-test";
+  run.meta.tier = "quick";
+  ResultRecord r;
+  r.problem = {"gemm", "cpu", Dtype::fp32, "m64_n64_k64", {{"m", 64}}, {1e6, 1e5}, 0};
+  r.samples = {{1e-3, 10, 0}};
+  run.results = {r};
+  run.results.push_back(r);
+  run.results[1].problem.shape = "m32_n32_k32";
+  auto series = [](const std::string& benchmark, double step_at, const std::string& fingerprint = "cpu-test") {
+    HistorySeries s{fingerprint, "quick", benchmark, {}};
+    for (int night = 0; night < 14; ++night)
+      s.points.push_back({fmt::format("2026-11-{:02d}T02:17:00Z", night + 1), fmt::format("c{:07d}", night),
+                          1e-3 * (night >= step_at ? 1.2 : 1.0) * (1 + 0.003 * (night % 3))});
+    return s;
+  };
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  options.history = {series("gemm/cpu/fp32/m32_n32_k32", 99), series("gemm/cpu/fp32/m64_n64_k64", 12),
+                     series("gemm/cpu/fp32/m64_n64_k64", 5, "cpu-other"), series("gemm/cpu/fp32/not_in_run", 5)};
+  const auto html = render_html_report({{"r.json", run}}, options);
+  CHECK(count_of(html, R"(<svg class="trend")") == 2);  // this device's series of this run's benchmarks
+  CHECK(count_of(html, R"(class="change slower")") == 1);
+  CHECK(html.find("+20.0%") != std::string::npos);
+  // The series with the recent step comes first.
+  CHECK(html.find("trend-chart recent") < html.find("m32_n32_k32 <span"));
+  options.history.clear();
+  CHECK(render_html_report({{"r.json", run}}, options).find("Trends in the nightly history") == std::string::npos);
+}

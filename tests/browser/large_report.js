@@ -3,17 +3,11 @@
 //
 // usage: node large_report.js REPORT.html
 "use strict";
-const fs = require("fs");
 const path = require("path");
-const { chromium } = require("playwright-core");
+const { launch } = require("./chromium");
 
-const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!fs.existsSync(executablePath)) {
-  console.log(`SKIP: no Chromium at ${executablePath}`);
-  process.exit(4);
-}
 (async () => {
-  const browser = await chromium.launch({ executablePath, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+  const browser = await launch();
   const problems = [];
   try {
     const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });

@@ -4,29 +4,17 @@
 //
 // usage: node report_test.js REPORT.html EXPECTED_POINTS SCREENSHOT.png
 "use strict";
-const fs = require("fs");
 const path = require("path");
-const { chromium } = require("playwright-core");
+const { launch, watch } = require("./chromium");
 
 const [report, expectedPoints, screenshot] = process.argv.slice(2);
-const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!fs.existsSync(executablePath)) {
-  console.log(`SKIP: no Chromium at ${executablePath} (install Debian's chromium)`);
-  process.exit(4);
-}
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launch();
   const problems = [];
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on("pageerror", (e) => problems.push(`script error: ${e.message}`));
-    page.on("console", (m) => { if (m.type() === "error") problems.push(`console error: ${m.text()}`); });
-    page.on("request", (r) => { if (!r.url().startsWith("file:")) problems.push(`network request: ${r.url()}`); });
+    watch(page, (text) => problems.push(text));
     await page.goto("file://" + path.resolve(report));
 
     const points = await page.locator(".roofline .point").count();

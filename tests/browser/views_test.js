@@ -9,29 +9,18 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const { chromium } = require("playwright-core");
+const { launch, watch } = require("./chromium");
 
 const specs = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
-if (!fs.existsSync(executablePath)) {
-  console.log(`SKIP: no Chromium at ${executablePath} (install Debian's chromium)`);
-  process.exit(4);
-}
 
 (async () => {
-  const browser = await chromium.launch({
-    executablePath,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launch();
   const problems = [];
   try {
     for (const spec of specs) {
       const says = (text) => problems.push(`${spec.name}: ${text}`);
       const page = await browser.newPage({ viewport: { width: 1366, height: 768 } });
-      page.on("pageerror", (e) => says(`script error: ${e.message}`));
-      page.on("console", (m) => { if (m.type() === "error") says(`console error: ${m.text()}`); });
-      page.on("request", (r) => { if (!r.url().startsWith("file:")) says(`network request: ${r.url()}`); });
+      watch(page, says);
       await page.goto("file://" + path.resolve(spec.html));
       for (const [selector, n] of Object.entries(spec.counts || {})) {
         const found = await page.locator(selector).count();
