@@ -24,4 +24,22 @@ function watch(page, says) {
   page.on("request", (r) => { if (!r.url().startsWith("file:")) says(`network request: ${r.url()}`); });
 }
 
-module.exports = { launch, watch };
+// Runs a test's body with a browser and a list of problems; closes the browser, prints the
+// problems and exits 1 when there are any (or when the body throws).
+function run(body) {
+  (async () => {
+    const browser = await launch();
+    const problems = [];
+    try {
+      await body(browser, problems);
+    } finally {
+      await browser.close();
+    }
+    if (problems.length) {
+      console.log(problems.join("\n"));
+      process.exit(1);
+    }
+  })().catch((e) => { console.log(e.stack || String(e)); process.exit(1); });
+}
+
+module.exports = { launch, watch, run };
