@@ -14,6 +14,8 @@
 #include "harness/registry.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/gate.hpp"
+#include "harness/history_store.hpp"
+#include "harness/run_unit_gate.hpp"
 #include "harness/paths.hpp"
 #include "reports/gate_printers.hpp"
 
@@ -113,21 +115,73 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
   auto outputs = std::make_shared<GateOutputs>();
   gate->add_option("--baseline", *baseline, "Baseline file, or a store directory (default $ROOFTOP_BASELINES or ./baselines)")
       ->capture_default_str();
+  auto reruns = std::make_shared<std::vector<std::string>>();
   gate->add_option("results", *results, "Results JSON of `rooftop run`")->required();
+  gate->add_option("--confirm", *reruns,
+                   "Re-runs of the same build (all its points, or only those that FAILed): a FAIL stands only where "
+                   "each re-run that measured the benchmark FAILs it too");
+  auto unit = std::make_shared<std::string>("auto");
+  gate->add_option("--unit", *unit,
+                   "What a sample is: 'run' tests this run's median against the spread of the baseline's run medians; "
+                   "'repetition' its repetitions against the baseline's; 'auto' takes 'run' for a baseline of 3 or more "
+                   "runs")
+      ->check(CLI::IsMember({"auto", "run", "repetition"}))
+      ->capture_default_str();
+  auto history = std::make_shared<std::string>();
+  auto history_runs = std::make_shared<int>(10);
+  gate->add_option("--history", *history,
+                   "Gate against the last nights in this history database ('default': $ROOFTOP_HOME/history.sqlite) "
+                   "instead of a stored baseline, with the run as the unit");
+  gate->add_option("--history-runs", *history_runs, "How many of the latest runs of the history make the baseline")
+      ->check(CLI::Range(2, 1000))
+      ->capture_default_str();
   add_output_options(gate, *outputs);
   gate->callback([=, &exit_code] {
     const auto run = load_results(*results);
-    std::string origin;
-    const auto base = find_baseline(*baseline, run, origin);
-    if (!base) {
+    std::vector<RunResults> rerun_runs;
+    for (const auto& r : *reruns) {
+      rerun_runs.push_back(load_results(r));
+      const auto& meta = rerun_runs.back().meta;
+      if (meta.fingerprint != run.meta.fingerprint || meta.tier != run.meta.tier)
+        throw InputError(fmt::format("--confirm {}: a run of device {} tier {}, but {} is of {} tier {}: a re-run must be of "
+                                     "the same device and tier", r, meta.fingerprint, meta.tier, *results,
+                                     run.meta.fingerprint, run.meta.tier));
+    }
+    if (!history->empty()) {
+      const fs::path db = *history == "default" ? default_history_path() : fs::path(*history);
+      if (!fs::exists(db))
+        throw InputError(fmt::format("--history {}: no such file; add nights to it with `rooftop history add --db {} RESULTS`",
+                                     db.string(), db.string()));
+      const auto base = history_baseline(HistoryStore(db).series(), run, *history_runs, db.string());
+      if (base.runs == 0) {
+        fmt::print(stderr, "rooftop: history {} holds no run of device {} at tier {}; add nights with `rooftop history "
+                           "add --db {} RESULTS`\n", db.string(), run.meta.fingerprint, run.meta.tier, db.string());
+        exit_code = kExitNoBaseline;
+        return;
+      }
+      auto verdicts = gate_against_runs(base, run, config_of(*outputs), *results);
+      std::vector<GateReport> confirmations;
+      for (std::size_t i = 0; i < reruns->size(); ++i)
+        confirmations.push_back(gate_against_runs(base, rerun_runs[i], config_of(*outputs), (*reruns)[i]));
+      confirm_failures(verdicts, confirmations);
+      exit_code = report(verdicts, *outputs);
+      return;
+    }
+    const auto machine_config = machine_gate_config(*baseline, run);
+    if (outputs->config.empty() && fs::exists(machine_config)) fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
+    const auto config = config_of(*outputs, machine_config);
+    auto verdicts = gate_against_baseline(*baseline, run, config, *results, gate_unit_named(*unit));
+    if (!verdicts) {
       fmt::print(stderr, "rooftop: no baseline for device {} in {}; make one with:\n  {}\n", run.meta.fingerprint,
                  *baseline, make_baseline_hint(run, *baseline));
       exit_code = kExitNoBaseline;
       return;
     }
-    const auto machine_config = machine_gate_config(*baseline, run);
-    if (outputs->config.empty() && fs::exists(machine_config)) fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
-    exit_code = report(gate_results(*base, run, config_of(*outputs, machine_config), origin, *results), *outputs);
+    std::vector<GateReport> confirmations;
+    for (std::size_t i = 0; i < reruns->size(); ++i)
+      confirmations.push_back(*gate_against_baseline(*baseline, rerun_runs[i], config, (*reruns)[i], gate_unit_named(*unit)));
+    confirm_failures(*verdicts, confirmations);
+    exit_code = report(*verdicts, *outputs);
   });
 
   auto* compare = app.add_subcommand("compare", "Compare two results files (A is the reference, B the candidate)");

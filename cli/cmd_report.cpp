@@ -69,19 +69,17 @@ void add_report_command(CLI::App& app, int& exit_code) {
     }
     if (!baseline->empty()) {
       const auto& run = inputs.front().run;
-      std::string origin;
-      const auto base = find_baseline(*baseline, run, origin);
-      if (!base) {  // as `gate` says it: exit 3, nothing written
+      const auto machine = machine_gate_config(*baseline, run);
+      const GateConfig gate_config = !config->empty()                           ? load_gate_config(*config)
+                                     : !machine.empty() && std::filesystem::exists(machine) ? load_gate_config(machine)
+                                                                                            : GateConfig{};
+      options.gate = gate_against_baseline(*baseline, run, gate_config, inputs.front().origin);
+      if (!options.gate) {  // as `gate` says it: exit 3, nothing written
         fmt::print(stderr, "rooftop: no baseline for device {} in {}; make one with:\n  {}\n", run.meta.fingerprint, *baseline,
                    make_baseline_hint(run, *baseline));
         exit_code = kExitNoBaseline;
         return;
       }
-      const auto machine = machine_gate_config(*baseline, run);
-      const GateConfig gate_config = !config->empty()                           ? load_gate_config(*config)
-                                     : !machine.empty() && std::filesystem::exists(machine) ? load_gate_config(machine)
-                                                                                            : GateConfig{};
-      options.gate = gate_results(*base, run, gate_config, origin, inputs.front().origin);
     }
     // Render everything first: nothing is written unless the whole report rendered.
     const auto html = reports::render_html_report(inputs, options);

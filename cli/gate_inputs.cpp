@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
 #include <set>
 
 #include "harness/baselines.hpp"
@@ -9,6 +11,7 @@
 #include "harness/exit_codes.hpp"
 #include "harness/paths.hpp"
 #include "harness/registry.hpp"
+#include "harness/run_unit_gate.hpp"
 
 namespace rooftop::cli {
 namespace fs = std::filesystem;
@@ -28,33 +31,69 @@ std::string make_baseline_hint(const RunResults& run, const fs::path& store) {
                      kernel_loop ? " --benchmark_enable_random_interleaving=true" : "", store.string());
 }
 
-std::optional<RunResults> find_baseline(const fs::path& where, const RunResults& run, std::string& origin) {
+namespace {
+// The baseline files for `run`: the one named, or its suites' files in a store directory.
+std::vector<fs::path> baseline_files(const fs::path& where, const RunResults& run) {
+  if (where.extension() == ".json") return {where};
+  std::set<std::string> suites;  // a store directory, perhaps not made yet
+  for (const auto& r : run.results) suites.insert(r.problem.family);
   std::vector<fs::path> files;
-  if (where.extension() != ".json") {  // a store directory, perhaps not made yet
-    std::set<std::string> suites;
-    for (const auto& r : run.results) suites.insert(r.problem.family);
-    for (const auto& s : suites)
-      if (fs::exists(baseline_file(where, run.meta.fingerprint, s))) files.push_back(baseline_file(where, run.meta.fingerprint, s));
-    if (files.empty()) return std::nullopt;
-  } else {
-    files.push_back(where);
-  }
+  for (const auto& s : suites)
+    if (fs::exists(baseline_file(where, run.meta.fingerprint, s))) files.push_back(baseline_file(where, run.meta.fingerprint, s));
+  return files;
+}
+
+RunResults load_baseline(const fs::path& f, const RunResults& run) {
+  auto b = load_results(f);
+  if (b.meta.fingerprint != run.meta.fingerprint)
+    throw InputError(fmt::format("{}: field 'device.fingerprint' is {}, but the results are from {}: a baseline of "
+                                 "another device cannot gate this one (use `rooftop compare` to compare machines)",
+                                 f.string(), b.meta.fingerprint, run.meta.fingerprint));
+  if (b.meta.tier != run.meta.tier)
+    throw InputError(fmt::format("{}: field 'tier' is {}, but the results are tier {}: gate like against like",
+                                 f.string(), b.meta.tier, run.meta.tier));
+  return b;
+}
+}  // namespace
+
+GateUnit gate_unit_named(const std::string& name) {
+  if (name == "auto") return GateUnit::automatic;
+  if (name == "run") return GateUnit::run;
+  if (name == "repetition") return GateUnit::repetition;
+  throw InputError(fmt::format("--unit {}: not a unit; use auto, run or repetition", name));
+}
+
+std::optional<GateReport> gate_against_baseline(const fs::path& where, const RunResults& run, const GateConfig& config,
+                                                const std::string& run_origin, GateUnit unit) {
+  const auto files = baseline_files(where, run);
+  if (files.empty()) return std::nullopt;
   RunResults merged;
+  RunUnitBaseline runs;
+  int fewest_runs = std::numeric_limits<int>::max();
+  std::string origin;
   for (const auto& f : files) {
-    auto b = load_results(f);
-    if (b.meta.fingerprint != run.meta.fingerprint)
-      throw InputError(fmt::format("{}: field 'device.fingerprint' is {}, but the results are from {}: a baseline of "
-                                   "another device cannot gate this one (use `rooftop compare` to compare machines)",
-                                   f.string(), b.meta.fingerprint, run.meta.fingerprint));
-    if (b.meta.tier != run.meta.tier)
-      throw InputError(fmt::format("{}: field 'tier' is {}, but the results are tier {}: gate like against like",
-                                   f.string(), b.meta.tier, run.meta.tier));
+    auto b = load_baseline(f, run);
     if (merged.results.empty()) merged.meta = b.meta;
     for (auto& r : b.results) merged.results.push_back(std::move(r));
+    fewest_runs = std::min(fewest_runs, read_run_medians(f, runs));
     origin += (origin.empty() ? "" : ", ") + f.string();
   }
-  return merged;
+  runs.origin = origin;
+  runs.runs = fewest_runs;
+  if (unit == GateUnit::run && fewest_runs < 2)
+    throw InputError(fmt::format("--unit run: {} keeps the medians of {} run(s), and a spread between runs needs 2 or more "
+                                 "(3 or more to be of use): add runs with `rooftop baseline update --append RESULTS`",
+                                 origin, fewest_runs));
+  if (unit == GateUnit::run || (unit == GateUnit::automatic && fewest_runs >= config.min_baseline_runs))
+    return gate_against_runs(runs, run, config, run_origin);
+  if (unit == GateUnit::automatic)
+    fmt::print(stderr, "rooftop: note: the baseline keeps the medians of {} run(s): the gate tests this run's repetitions against the "
+                       "baseline's, which cannot see drift between runs; with {} or more runs in the baseline (`rooftop "
+                       "baseline update --append RESULTS`) it tests against their spread\n",
+               fewest_runs, config.min_baseline_runs);
+  return gate_results(merged, run, config, origin, run_origin);
 }
+
 fs::path machine_gate_config(const fs::path& where, const RunResults& run) {
   return where.extension() == ".json" ? fs::path()
                                       : where / checked_path_component(run.meta.fingerprint, "device fingerprint") / "gate.json";

@@ -13,9 +13,17 @@ namespace rooftop::cli {
 
 // The command that makes a baseline of this run's suites.
 std::string make_baseline_hint(const RunResults& run, const std::filesystem::path& store);
-// The baseline for `run` from a file (*.json) or a store directory; nullopt when the store
-// has none for this device. Throws InputError for a baseline of another device or tier.
-std::optional<RunResults> find_baseline(const std::filesystem::path& where, const RunResults& run, std::string& origin);
+enum class GateUnit { automatic, run, repetition };
+GateUnit gate_unit_named(const std::string& name);  // auto, run, repetition
+
+// Gates `run` against the baseline in a file (*.json) or a store directory: with the run as
+// the unit (harness/run_unit_gate.hpp) when the baseline keeps the medians of at least
+// config.min_baseline_runs runs or `unit` asks for it, else repetition against repetition
+// (a note on stderr says what that cannot see). nullopt when the store has no baseline for
+// this device. Throws InputError for a baseline of another device or tier.
+std::optional<GateReport> gate_against_baseline(const std::filesystem::path& where, const RunResults& run,
+                                                const GateConfig& config, const std::string& run_origin,
+                                                GateUnit unit = GateUnit::automatic);
 // gate.json beside the device's baselines in a store (empty for a baseline file).
 std::filesystem::path machine_gate_config(const std::filesystem::path& where, const RunResults& run);
 // 1 with a FAIL; 2 (and why, on stderr) when nothing was compared; else 0.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -9,6 +10,7 @@
 #include "harness/errors.hpp"
 #include "harness/json_file.hpp"
 #include "harness/paths.hpp"
+#include "harness/statistics.hpp"
 
 namespace rooftop {
 
@@ -22,6 +24,16 @@ std::filesystem::path default_baseline_store() {
   if (const char* s = std::getenv("ROOFTOP_BASELINES"); s && *s) return s;
   return "baselines";
 }
+
+namespace {
+// Each run's median of each benchmark, kept so that the gate can test against the spread
+// between runs (harness/run_unit_gate.hpp).
+void add_run_median(nlohmann::ordered_json& run_medians, const ResultRecord& r) {
+  const auto seconds = r.seconds();
+  if (r.status != Status::ok || seconds.empty()) return;
+  run_medians[r.problem.name()].push_back(median(seconds));
+}
+}  // namespace
 
 std::vector<std::filesystem::path> promote_baselines(const RunResults& run, const std::string& origin,
                                                      const std::filesystem::path& store, bool append) {
@@ -42,6 +54,7 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
   for (auto& [suite, results] : by_suite) {
     const auto path = baseline_file(store, run.meta.fingerprint, suite);
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    nlohmann::ordered_json run_medians = nlohmann::ordered_json::object();
     if (append && std::filesystem::exists(path)) {
       const auto old = load_results(path);
       if (old.meta.tier != run.meta.tier)
@@ -52,13 +65,21 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
         runs = old_json["baseline"]["runs"];
       std::map<std::string, const ResultRecord*> old_by_name;
       for (const auto& r : old.results) old_by_name[r.problem.name()] = &r;
+      if (old_json.contains("baseline") && old_json["baseline"].contains("run_medians_s"))
+        run_medians = old_json["baseline"]["run_medians_s"];
+      else if (runs.size() <= 1)  // a baseline of one run from before run medians were kept
+        for (const auto& r : old.results) add_run_median(run_medians, r);
+      // else: the samples of several older runs are pooled and cannot be told apart again.
       for (auto& r : results.results)
         if (auto it = old_by_name.find(r.problem.name()); it != old_by_name.end() && it->second->status == Status::ok)
           r.samples.insert(r.samples.begin(), it->second->samples.begin(), it->second->samples.end());
     }
     runs.push_back({{"from", origin}, {"created", run.meta.created}, {"git_commit", run.meta.git_commit}});
+    for (const auto& r : run.results)  // this run's own samples: `results` now holds the pooled ones
+      if (r.problem.family == suite) add_run_median(run_medians, r);
     auto j = results_to_json(results);
-    j["baseline"] = {{"promoted_from", origin}, {"promoted_at", utc_now_iso8601()}, {"runs", runs}};
+    j["baseline"] = {{"promoted_from", origin}, {"promoted_at", utc_now_iso8601()}, {"runs", runs},
+                     {"run_medians_s", run_medians}};
     write_file_atomically(path, j.dump(2) + "\n");
     written.push_back(path);
   }
@@ -79,6 +100,28 @@ std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, c
   }
   std::sort(found.begin(), found.end(), [](auto& a, auto& b) { return a.suite < b.suite; });
   return found;
+}
+
+int read_run_medians(const std::filesystem::path& file, RunUnitBaseline& into) {
+  const auto j = read_json_file(file, "baseline");
+  if (!j.contains("baseline") || !j["baseline"].contains("run_medians_s")) return 0;
+  const auto& medians = j["baseline"]["run_medians_s"];
+  if (!medians.is_object())
+    throw InputError(file.string() + ": field 'baseline.run_medians_s' must be an object of arrays of seconds");
+  int most = 0;
+  for (const auto& [name, values] : medians.items()) {
+    auto& kept = into.medians_s[name];
+    if (!values.is_array())
+      throw InputError(fmt::format("{}: field 'baseline.run_medians_s.{}' must be an array", file.string(), name));
+    most = std::max(most, static_cast<int>(values.size()));
+    for (const auto& v : values) {
+      if (!v.is_number() || !(v.get<double>() > 0))
+        throw InputError(fmt::format("{}: field 'baseline.run_medians_s.{}' must hold positive numbers of seconds",
+                                     file.string(), name));
+      kept.push_back(v.get<double>());
+    }
+  }
+  return most;
 }
 
 }  // namespace rooftop

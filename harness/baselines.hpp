@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/results.hpp"
+#include "harness/run_unit_gate.hpp"
 
 namespace rooftop {
 
@@ -19,6 +20,11 @@ std::filesystem::path baseline_file(const std::filesystem::path& store, const st
 // drift between runs, which one run's repetitions do not.
 std::vector<std::filesystem::path> promote_baselines(const RunResults& run, const std::string& origin,
                                                      const std::filesystem::path& store, bool append = false);
+
+// Adds the per-run medians a baseline file keeps (one per benchmark per promoted run,
+// "baseline.run_medians_s") to `into`; returns the most runs any benchmark has there (0 for
+// a file made before run medians were kept).
+int read_run_medians(const std::filesystem::path& file, RunUnitBaseline& into);
 
 struct StoredBaseline {
   std::filesystem::path file;

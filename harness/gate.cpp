@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -180,6 +181,9 @@ GateConfig load_gate_config(const std::filesystem::path& path) {
   double reps = c.min_repetitions;
   number("min_repetitions", reps, 2, 1000);
   c.min_repetitions = static_cast<int>(reps);
+  double runs = c.min_baseline_runs;
+  number("min_baseline_runs", runs, 2, 1000);
+  c.min_baseline_runs = static_cast<int>(runs);
   if (j.contains("overrides")) {
     if (!j["overrides"].is_array()) throw InputError(path.string() + ": field 'overrides' must be an array");
     for (std::size_t i = 0; i < j["overrides"].size(); ++i) {
@@ -193,6 +197,39 @@ GateConfig load_gate_config(const std::filesystem::path& path) {
     }
   }
   return c;
+}
+
+bool settle_broken_point(Comparison& c, const ResultRecord& current) {
+  if (current.status == Status::failed || current.status == Status::error) {
+    c.verdict = Verdict::fail;
+    c.broken = true;
+    c.reason = fmt::format("the run {}: {}", current.status == Status::failed ? "failed its correctness check" : "errored",
+                           current.reason);
+  } else if (current.status != Status::ok) {
+    c.verdict = Verdict::inconclusive;
+    c.reason = fmt::format("no measurement to compare: run {}{}", status_name(current.status),
+                           current.reason.empty() ? "" : " (" + current.reason + ")");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns) {
+  for (auto& c : report.comparisons) {
+    if (c.verdict != Verdict::fail || c.broken) continue;
+    for (const auto& rerun : reruns) {
+      const auto again = std::find_if(rerun.comparisons.begin(), rerun.comparisons.end(), [&](const Comparison& r) {
+        return r.name == c.name && r.verdict != Verdict::missing && r.verdict != Verdict::added;
+      });
+      if (again == rerun.comparisons.end() || again->verdict == Verdict::fail) continue;
+      c.verdict = Verdict::inconclusive;
+      c.reason = fmt::format("a FAIL in {} ({}) that {} does not repeat ({}, {}): one run's outlier, or a slowdown too "
+                             "small to show in every run; {}", report.current_origin, percent(c.change), rerun.current_origin,
+                             verdict_name(again->verdict), percent(again->change), c.reason);
+      break;
+    }
+  }
 }
 
 int GateReport::count(Verdict v) const {
@@ -227,13 +264,10 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
       c.clock_current = median_clock(cur);
       c.clock_differs = c.clock_baseline > 0 && c.clock_current > 0 &&
                         std::fabs(c.clock_current / c.clock_baseline - 1) > config.clock_tolerance;
-      if (cur.status == Status::failed || cur.status == Status::error) {
-        c.verdict = Verdict::fail;
-        c.reason = fmt::format("the run {}: {}", cur.status == Status::failed ? "failed its correctness check" : "errored",
-                               cur.reason);
-      } else if (cur.status != Status::ok || b.status != Status::ok) {
-        c.reason = fmt::format("no measurement to compare: run {}, baseline {}{}", status_name(cur.status),
-                               status_name(b.status), cur.reason.empty() ? "" : " (" + cur.reason + ")");
+      if (settle_broken_point(c, cur)) {
+        // a verdict already, and why
+      } else if (b.status != Status::ok) {
+        c.reason = fmt::format("no measurement to compare: the baseline's point is {}", status_name(b.status));
       } else if (c.baseline_count < config.min_repetitions || c.current_count < config.min_repetitions) {
         c.reason = fmt::format("{} baseline and {} current repetitions: at least {} per side are needed",
                                c.baseline_count, c.current_count, config.min_repetitions);

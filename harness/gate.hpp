@@ -28,12 +28,13 @@ struct GateConfig {
   double tau_system = 0.05;    // for collectives and end-to-end inference
   int min_repetitions = 7;     // per side, or INCONCLUSIVE
   double clock_tolerance = 0.05;  // relative difference of median clocks that makes samples not comparable
+  int min_baseline_runs = 3;  // a baseline of this many runs is tested with the run as the unit
   std::vector<ThresholdOverride> overrides;
   double tau_for(const std::string& name, const std::string& family) const;
 };
 
 // {"alpha": .., "tau_kernel": .., "tau_system": .., "min_repetitions": ..,
-//  "clock_tolerance": .., "overrides": [{"match": "regex", "tau": 0.1}]}; missing keys keep
+//  "clock_tolerance": .., "min_baseline_runs": .., "overrides": [{"match": "regex", "tau": 0.1}]}; missing keys keep
 // their defaults. Throws InputError naming the file and field.
 GateConfig load_gate_config(const std::filesystem::path& path);
 
@@ -51,6 +52,7 @@ struct Comparison {
   double tau = 0;
   double clock_baseline = 0, clock_current = 0;  // median MHz (0: unknown)
   bool clock_differs = false;
+  bool broken = false;  // the run's point failed its check or errored: no re-run clears that
   std::vector<double> baseline_samples, current_samples;  // seconds per iteration
   bool compared() const { return baseline_count > 0 && current_count > 0; }
 };
@@ -64,6 +66,17 @@ struct GateReport {
   std::string interval_label = "95% CI", p_label = "p (Holm)", correction = "Holm";
   int count(Verdict v) const;
 };
+
+// A point of the current run that has no time to compare: FAIL for a failed check or an
+// error, INCONCLUSIVE for a skipped point. False (and `c` untouched) when it has one.
+bool settle_broken_point(Comparison& c, const ResultRecord& current);
+
+// A re-run confirms or clears each FAIL (an intersection-union test, Berger 1982: a FAIL
+// must be a FAIL in every run of the build that measured it, so its false-alarm rate is at
+// most one run's, and their product where runs are independent). A timing FAIL that a
+// re-run does not repeat becomes INCONCLUSIVE; a broken point stays FAIL. Benchmarks a
+// re-run left out keep their verdict.
+void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns);
 
 GateReport gate_results(const RunResults& baseline, const RunResults& current, const GateConfig& config,
                         const std::string& baseline_origin, const std::string& current_origin);

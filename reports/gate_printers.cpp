@@ -129,7 +129,7 @@ nlohmann::ordered_json gate_json(const GateReport& r) {
                                 {"counts", {c.baseline_count, c.current_count}},
                                 {"cv_baseline", c.cv_baseline}, {"cv_current", c.cv_current},
                                 {"minimum_detectable_change", number(c.minimum_detectable)},
-                                {"clock_mhz", {c.clock_baseline, c.clock_current}}, {"clock_differs", c.clock_differs},
+                                {"clock_mhz", {c.clock_baseline, c.clock_current}}, {"clock_differs", c.clock_differs}, {"broken", c.broken},
                                 {"baseline_samples", c.baseline_samples}, {"current_samples", c.current_samples}});
   return j;
 }
