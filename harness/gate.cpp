@@ -199,6 +199,16 @@ GateConfig load_gate_config(const std::filesystem::path& path) {
   return c;
 }
 
+Comparison current_side(const ResultRecord& current, const GateConfig& config) {
+  Comparison c;
+  c.name = current.problem.name();
+  c.family = current.problem.family;
+  c.tau = config.tau_for(c.name, c.family);
+  c.current_samples = current.seconds();
+  c.current_count = static_cast<int>(c.current_samples.size());
+  return c;
+}
+
 bool settle_broken_point(Comparison& c, const ResultRecord& current) {
   if (current.status == Status::failed || current.status == Status::error) {
     c.verdict = Verdict::fail;
@@ -245,12 +255,7 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
   for (const auto& r : baseline.results) base[r.problem.name()] = &r;
   std::vector<std::size_t> tested;  // comparisons that get a p-value
   for (const auto& cur : current.results) {
-    Comparison c;
-    c.name = cur.problem.name();
-    c.family = cur.problem.family;
-    c.tau = config.tau_for(c.name, c.family);
-    c.current_samples = cur.seconds();
-    c.current_count = static_cast<int>(c.current_samples.size());
+    Comparison c = current_side(cur, config);
     const auto it = base.find(c.name);
     if (it == base.end()) {
       c.verdict = Verdict::added;

@@ -67,6 +67,9 @@ struct GateReport {
   int count(Verdict v) const;
 };
 
+// The comparison of a current point before its baseline is looked up: its name, family,
+// threshold and samples.
+Comparison current_side(const ResultRecord& current, const GateConfig& config);
 // A point of the current run that has no time to compare: FAIL for a failed check or an
 // error, INCONCLUSIVE for a skipped point. False (and `c` untouched) when it has one.
 bool settle_broken_point(Comparison& c, const ResultRecord& current);

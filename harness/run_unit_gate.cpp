@@ -66,14 +66,13 @@ RunUnitBaseline history_baseline(const std::vector<HistorySeries>& history, cons
 VariancePrior fit_variance_prior(std::span<const double> variances, std::span<const double> dfs) {
   // Smyth's moments of log s^2: E = log s0^2 + digamma(d/2) - log(d/2), and the spread of
   // e = log s^2 - digamma(d/2) + log(d/2) beyond trigamma(d/2) is trigamma(d0/2).
-  std::vector<double> e, floor_of;
-  for (double v : variances) floor_of.push_back(v);
-  // A zero variance (identical medians) has no logarithm: floor it as limma does.
-  const double floor = 1e-5 * (floor_of.empty() ? 1.0 : median(floor_of));
+  // A zero variance (identical medians) has no logarithm: floored as limma floors it.
+  const double floor = std::max(1e-5 * (variances.empty() ? 0.0 : median(variances)), 1e-300);
+  std::vector<double> e;
   double sampling = 0;
   for (std::size_t i = 0; i < variances.size(); ++i) {
     const double half = dfs[i] / 2;
-    e.push_back(std::log(std::max(variances[i], floor > 0 ? floor : 1e-300)) - digamma(half) + std::log(half));
+    e.push_back(std::log(std::max(variances[i], floor)) - digamma(half) + std::log(half));
     sampling += trigamma(half);
   }
   VariancePrior prior;
@@ -107,12 +106,7 @@ GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& 
   auto unmatched = baseline.medians_s;
   std::vector<RunTest> tests;
   for (const auto& cur : current.results) {
-    Comparison c;
-    c.name = cur.problem.name();
-    c.family = cur.problem.family;
-    c.tau = config.tau_for(c.name, c.family);
-    c.current_samples = cur.seconds();
-    c.current_count = static_cast<int>(c.current_samples.size());
+    Comparison c = current_side(cur, config);
     const auto it = unmatched.find(c.name);
     if (it == unmatched.end()) {
       c.verdict = Verdict::added;
