@@ -8,6 +8,7 @@
 #include "harness/errors.hpp"
 #include "harness/fp16.hpp"
 #include "suites/attention/attention_cpu.hpp"
+#include "suites/attention/attention_cpu_tiled.hpp"
 #include "suites/attention/attention_cpu_exp.hpp"
 #include "suites/attention/attention_cpu_fused.hpp"
 #include "suites/attention/attention_data.hpp"
@@ -94,12 +95,21 @@ TEST_CASE("CPU attention matches the reference: fused and oneDNN, causal or not,
       {"prefill:1x4x2x600x64:causal", Dtype::fp32},  // several row and key tiles, the diagonal across them
       {"prefill:2x2x2x300x128", Dtype::fp32},        // a last key tile of 44
       {"prefill:1x6x1x65x128:causal", Dtype::bf16},  // MQA, bf16
+      // bf16 on oneDNN's bf16 tiles where the CPU has bf16 units: the diagonal across tiles,
+      // a last key tile of 44, GQA past one row tile
+      {"prefill:1x4x2x600x64:causal", Dtype::bf16},
+      {"prefill:2x2x2x300x128", Dtype::bf16},
+      {"prefill:1x8x2x77x128", Dtype::bf16},
       {"prefill:1x4x2x33x64:causal", Dtype::fp16},
       {"prefill:1x8x2x100x64:onednn", Dtype::fp32},
       {"prefill:1x8x2x100x64:causal:onednn", Dtype::bf16},
       {"decode:3x8x2x96x128", Dtype::fp32},
       {"decode:3x8x2x96x128:paged16", Dtype::bf16},  // shuffled block table
       {"decode:2x32x8x160x64:paged32", Dtype::fp32},
+      // few (batch, KV head) pairs: the cache split along its length, splits off the page grid
+      {"decode:1x8x2x2100x64", Dtype::fp32},
+      {"decode:1x8x1x2000x128:paged16", Dtype::bf16},
+      {"decode:1x4x4x37x128", Dtype::bf16},  // MHA, shorter than one split, a chunk of 5
   };
   for (const auto& c : cases) {
     INFO(c.shape << " " << dtype_name(c.dtype));
@@ -112,13 +122,18 @@ TEST_CASE("CPU attention matches the reference: fused and oneDNN, causal or not,
   }
 }
 
-TEST_CASE("the fused CPU path runs fp32 prefill on oneDNN tiles and the rest on its own kernel", "[attention]") {
+TEST_CASE("CPU paths: prefill on oneDNN tiles (bf16 where the CPU has bf16 units), decode streamed, the rest fused",
+          "[attention]") {
   auto implementation = [](const char* shape, Dtype d) {
     return create_attention_cpu(make_attention_problem(parse_attention_shape(shape), d, "cpu"), 1)->implementation();
   };
   CHECK_THAT(implementation("prefill:1x8x2x512x128", Dtype::fp32), Catch::Contains("oneDNN matmul"));
-  CHECK_THAT(implementation("prefill:1x8x2x512x128", Dtype::bf16), Catch::Contains("16x64 tiles"));
-  CHECK_THAT(implementation("decode:1x8x2x512x128", Dtype::fp32), Catch::Contains("16x64 tiles"));
+  // Chosen by the ISA oneDNN finds at run time, so this holds on any CPU.
+  CHECK_THAT(implementation("prefill:1x8x2x512x128", Dtype::bf16),
+             Catch::Contains(OnednnTiledAttention::native_bf16() ? "bf16: online softmax" : "16x64 tiles"));
+  CHECK_THAT(implementation("prefill:1x8x2x512x128", Dtype::fp16), Catch::Contains("16x64 tiles"));
+  CHECK_THAT(implementation("decode:1x8x2x512x128", Dtype::fp32), Catch::Contains("bandwidth kernel"));
+  CHECK_THAT(implementation("decode:1x8x2x512x128", Dtype::fp16), Catch::Contains("16x64 tiles"));
 }
 
 TEST_CASE("the CPU softmax's arithmetic: row maximum at any length, exp within 1e-6 where it counts", "[attention]") {

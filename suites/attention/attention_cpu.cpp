@@ -4,6 +4,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/registry.hpp"
+#include "suites/attention/attention_cpu_decode.hpp"
 #include "suites/attention/attention_cpu_fused.hpp"
 #include "suites/attention/attention_cpu_onednn.hpp"
 #include "suites/attention/attention_cpu_tiled.hpp"
@@ -16,17 +17,23 @@ class AttentionCpu final : public Instance {
   AttentionCpu(const Problem& p, std::uint64_t seed) : seed_(seed), data_(shape_of(p), p.dtype, seed) {
     const auto& s = data_.shape();
     if (s.impl == "onednn") onednn_.emplace(data_);
-    // fp32 prefill: the fused path's tile products by oneDNN (its fp32 micro-kernels beat
-    // ours); decode's few rows per KV head, paged caches and bf16/fp16 stay on our own kernel.
-    else if (data_.dtype() == Dtype::fp32 && !s.decode && !s.block && s.group() * s.sq >= 8) tiled_.emplace(data_);
+    // Prefill in fp32, and in bf16 where the CPU has bf16 units: the fused path's tile
+    // products by oneDNN (its micro-kernels beat ours, and bf16 then runs on those units
+    // instead of widening to fp32). Decode's few rows per KV head, paged caches, fp16 and
+    // bf16 on a CPU without bf16 units stay on our own kernel.
+    else if ((data_.dtype() == Dtype::fp32 || (data_.dtype() == Dtype::bf16 && OnednnTiledAttention::native_bf16())) &&
+             !s.decode && !s.block && s.group() * s.sq >= 8)
+      tiled_.emplace(data_);
   }
   std::string implementation() const override {
     if (onednn_) return onednn_->implementation();
     if (tiled_) return tiled_->implementation();
+    if (decode_kernel_applies(data_))
+      return "rooftop CPU decode (bandwidth kernel: the cache streamed in place, split along its length to fill the threads)";
     return "rooftop fused CPU attention (online softmax, 16x64 tiles)";
   }
   std::string implementation_label() const override {
-    return onednn_ ? "oneDNN" : tiled_ ? "fused, oneDNN tiles" : "fused";
+    return onednn_ ? "oneDNN" : tiled_ ? "fused, oneDNN tiles" : decode_kernel_applies(data_) ? "decode, split-KV" : "fused";
   }
   Correctness check() override {
     data_.poison_output();
@@ -36,6 +43,7 @@ class AttentionCpu final : public Instance {
   void run() override {
     if (onednn_) onednn_->execute();
     else if (tiled_) tiled_->execute();
+    else if (decode_kernel_applies(data_)) decode_attention_cpu(data_);
     else fused_attention_cpu(data_);
   }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "harness/bf16.hpp"
 #include "harness/errors.hpp"
 #include "suites/attention/attention_cpu_exp.hpp"
 
@@ -43,44 +44,68 @@ void softmax_row(float* sr, int visible, float& m, float& l, float* orow, std::i
   }
 }
 
+// A row of probabilities rounded to bf16 (to nearest even, as harness/bf16.hpp does).
+__attribute__((target_clones("avx512f", "avx2", "default")))
+void to_bf16_row(const float* p, std::uint16_t* out) {
+#pragma omp simd
+  for (int j = 0; j < kKeys; ++j) out[j] = float_to_bf16(p[j]);
+}
+
 }  // namespace
+
+bool OnednnTiledAttention::native_bf16() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  return (isa & dnnl_cpu_isa_avx512_core_bf16) == dnnl_cpu_isa_avx512_core_bf16;
+}
 
 OnednnTiledAttention::OnednnTiledAttention(AttentionData& data) : data_(data), engine_(dnnl::engine::kind::cpu, 0) {
   const auto& s = data.shape();
-  if (data.dtype() != Dtype::fp32 || s.block) throw PointSkipped("the oneDNN-tiled path runs fp32 on a contiguous cache");
+  const bool bf16 = data.dtype() == Dtype::bf16;
+  if (s.block) throw PointSkipped("the oneDNN-tiled path runs on a contiguous cache");
+  if (data.dtype() != Dtype::fp32 && !(bf16 && native_bf16()))
+    throw PointSkipped("the oneDNN-tiled path runs fp32, and bf16 on a CPU with bf16 units");
+  const dt in = bf16 ? dt::bf16 : dt::f32;
+  element_bytes_ = data.element_bytes();
   const std::int64_t g = s.group(), d = s.d;
   positions_ = std::max<std::int64_t>(1, kRows / g);
   rows_ = g * positions_;
-  q_md_ = dnnl::memory::desc({rows_, d}, dt::f32, tag::ab);
-  kt_md_ = dnnl::memory::desc({d, kKeys}, dt::f32, dnnl::memory::dims{1, d});  // K rows read as K^T
+  q_md_ = dnnl::memory::desc({rows_, d}, in, tag::ab);
+  kt_md_ = dnnl::memory::desc({d, kKeys}, in, dnnl::memory::dims{1, d});  // K rows read as K^T
   s_md_ = dnnl::memory::desc({rows_, kKeys}, dt::f32, tag::ab);
-  v_md_ = dnnl::memory::desc({kKeys, d}, dt::f32, tag::ab);
+  p_md_ = dnnl::memory::desc({rows_, kKeys}, in, tag::ab);
+  v_md_ = dnnl::memory::desc({kKeys, d}, in, tag::ab);
   o_md_ = dnnl::memory::desc({rows_, d}, dt::f32, tag::ab);
   try {
-    const auto scores_pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(q_md_, kt_md_, s_md_), engine_);
+    // The 1/sqrt(D) scale on the fp32 scores, so that Q is copied as it is stored.
+    dnnl::primitive_attr scaled;
+    scaled.set_output_scales(0, {1.0f / std::sqrt(static_cast<float>(d))});
+    const auto scores_pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(q_md_, kt_md_, s_md_), scaled, engine_);
     dnnl::post_ops accumulate;
     accumulate.append_sum(1.0f);
     dnnl::primitive_attr attr;
     attr.set_post_ops(accumulate);
-    const auto output_pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(s_md_, v_md_, o_md_), attr, engine_);
+    const auto output_pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(p_md_, v_md_, o_md_), attr, engine_);
     const int threads = omp_get_max_threads();
+    const auto bytes = [&](std::int64_t elements) { return static_cast<std::size_t>(elements) * element_bytes_; };
     for (int t = 0; t < threads; ++t) {
-      Worker w{dnnl::stream(engine_), dnnl::matmul(scores_pd), dnnl::matmul(output_pd), {}, {}, {}, {}, {}, {}, {}, {}};
-      w.q.resize(static_cast<std::size_t>(rows_ * d));
+      Worker w{dnnl::stream(engine_), dnnl::matmul(scores_pd), dnnl::matmul(output_pd), {}, {}, {}, {}, {}, {}, {}, {}, {}};
+      w.q.resize(bytes(rows_ * d));
       w.s.resize(static_cast<std::size_t>(rows_ * kKeys));
-      w.o.resize(w.q.size());
+      w.p.resize(bf16 ? bytes(rows_ * kKeys) : 0);  // fp32 multiplies S itself
+      w.o.resize(static_cast<std::size_t>(rows_ * d));
       w.m.resize(static_cast<std::size_t>(rows_));
       w.l.resize(w.m.size());
       w.limit.resize(w.m.size());
-      w.k_pad.resize(static_cast<std::size_t>(kKeys * d));
+      w.k_pad.resize(bytes(kKeys * d));
       w.v_pad.resize(w.k_pad.size());
       workers_.push_back(std::move(w));
     }
     implementation_ = fmt::format(
-        "rooftop fused CPU attention, fp32: online softmax over {} x {} tiles, their products by oneDNN matmul {} / {}",
-        rows_, kKeys, scores_pd.impl_info_str(), output_pd.impl_info_str());
+        "rooftop fused CPU attention, {}: online softmax over {} x {} tiles, their products by oneDNN matmul {} / {}",
+        dtype_name(data.dtype()), rows_, kKeys, scores_pd.impl_info_str(), output_pd.impl_info_str());
   } catch (const dnnl::error& e) {
-    if (e.status == dnnl_unimplemented) throw PointSkipped("oneDNN has no fp32 matmul for these tiles on this CPU");
+    if (e.status == dnnl_unimplemented)
+      throw PointSkipped(fmt::format("oneDNN has no {} matmul for these tiles on this CPU", dtype_name(data.dtype())));
     throw;
   }
 }
@@ -101,22 +126,22 @@ void OnednnTiledAttention::run_task(Worker& w, std::int64_t task) {
   const auto& s = data_.shape();
   const std::int64_t g = s.group(), d = s.d, blocks = (s.sq + positions_ - 1) / positions_;
   const std::int64_t b = task / (s.hkv * blocks), kvh = (task / blocks) % s.hkv, i0 = (task % blocks) * positions_;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  const auto* q = static_cast<const float*>(data_.q());
-  const auto* k = static_cast<const float*>(data_.k_pool());
-  const auto* v = static_cast<const float*>(data_.v_pool());
+  const bool bf16 = data_.dtype() == Dtype::bf16;
+  const std::size_t row_bytes = static_cast<std::size_t>(d) * element_bytes_;
+  const auto* q = static_cast<const std::byte*>(data_.q());
+  const auto* k = static_cast<const std::byte*>(data_.k_pool());
+  const auto* v = static_cast<const std::byte*>(data_.v_pool());
   // Rows: the group's heads x this task's positions; rows past S are zeros that see no key.
   std::int64_t last_key = 0;
   for (std::int64_t r = 0; r < rows_; ++r) {
     const std::int64_t h = kvh * g + r / positions_, i = i0 + r % positions_;
-    float* qr = &w.q[static_cast<std::size_t>(r * d)];
+    std::byte* qr = &w.q[static_cast<std::size_t>(r) * row_bytes];
     if (i < s.sq) {
-      const float* src = q + ((b * s.hq + h) * s.sq + i) * d;
-      for (std::int64_t t = 0; t < d; ++t) qr[t] = src[t] * scale;
+      std::memcpy(qr, q + static_cast<std::size_t>((b * s.hq + h) * s.sq + i) * row_bytes, row_bytes);
       w.limit[static_cast<std::size_t>(r)] =
           static_cast<int>(s.causal ? std::clamp<std::int64_t>(i + s.skv - s.sq + 1, 0, s.skv) : s.skv);
     } else {
-      std::fill(qr, qr + d, 0.0f);
+      std::memset(qr, 0, row_bytes);
       w.limit[static_cast<std::size_t>(r)] = 0;
     }
     last_key = std::max<std::int64_t>(last_key, w.limit[static_cast<std::size_t>(r)]);
@@ -125,39 +150,47 @@ void OnednnTiledAttention::run_task(Worker& w, std::int64_t task) {
   std::fill(w.l.begin(), w.l.end(), 0.0f);
   std::fill(w.o.begin(), w.o.end(), 0.0f);
   dnnl::memory q_mem(q_md_, engine_, w.q.data()), s_mem(s_md_, engine_, w.s.data()), o_mem(o_md_, engine_, w.o.data());
+  dnnl::memory p_mem = bf16 ? dnnl::memory(p_md_, engine_, w.p.data()) : s_mem;
 
   for (std::int64_t j0 = 0; j0 < last_key; j0 += kKeys) {
     const std::int64_t n = std::min(kKeys, s.skv - j0);
-    const float* kb = k + data_.kv_offset(b, kvh, j0);
-    const float* vb = v + data_.kv_offset(b, kvh, j0);
+    const std::byte* kb = k + static_cast<std::size_t>(data_.kv_offset(b, kvh, j0)) * element_bytes_;
+    const std::byte* vb = v + static_cast<std::size_t>(data_.kv_offset(b, kvh, j0)) * element_bytes_;
     if (n < kKeys) {  // the last block: zero rows after the cache's end
-      std::fill(w.k_pad.begin(), w.k_pad.end(), 0.0f);
-      std::fill(w.v_pad.begin(), w.v_pad.end(), 0.0f);
-      std::memcpy(w.k_pad.data(), kb, static_cast<std::size_t>(n * d) * sizeof(float));
-      std::memcpy(w.v_pad.data(), vb, static_cast<std::size_t>(n * d) * sizeof(float));
+      std::fill(w.k_pad.begin(), w.k_pad.end(), std::byte{0});
+      std::fill(w.v_pad.begin(), w.v_pad.end(), std::byte{0});
+      std::memcpy(w.k_pad.data(), kb, static_cast<std::size_t>(n) * row_bytes);
+      std::memcpy(w.v_pad.data(), vb, static_cast<std::size_t>(n) * row_bytes);
       kb = w.k_pad.data();
       vb = w.v_pad.data();
     }
-    dnnl::memory k_mem(kt_md_, engine_, const_cast<float*>(kb)), v_mem(v_md_, engine_, const_cast<float*>(vb));
+    dnnl::memory k_mem(kt_md_, engine_, const_cast<std::byte*>(kb)), v_mem(v_md_, engine_, const_cast<std::byte*>(vb));
     w.scores.execute(w.stream, {{DNNL_ARG_SRC, q_mem}, {DNNL_ARG_WEIGHTS, k_mem}, {DNNL_ARG_DST, s_mem}});
     w.stream.wait();
-    // Online softmax: P in place of S, the running max and sum, the output rescaled.
+    // Online softmax: P in place of S, the running max and sum, the output rescaled; P
+    // rounded to bf16 for the bf16 product.
     for (std::int64_t r = 0; r < rows_; ++r) {
       const auto i = static_cast<std::size_t>(r);
       const int visible = static_cast<int>(std::clamp<std::int64_t>(w.limit[i] - j0, 0, n));
       softmax_row(&w.s[i * kKeys], visible, w.m[i], w.l[i], &w.o[i * static_cast<std::size_t>(d)], d);
+      if (bf16) to_bf16_row(&w.s[i * kKeys], reinterpret_cast<std::uint16_t*>(w.p.data()) + i * kKeys);
     }
-    w.output.execute(w.stream, {{DNNL_ARG_SRC, s_mem}, {DNNL_ARG_WEIGHTS, v_mem}, {DNNL_ARG_DST, o_mem}});
+    w.output.execute(w.stream, {{DNNL_ARG_SRC, p_mem}, {DNNL_ARG_WEIGHTS, v_mem}, {DNNL_ARG_DST, o_mem}});
     w.stream.wait();
   }
-  auto* out = static_cast<float*>(data_.o());
   for (std::int64_t r = 0; r < rows_; ++r) {
     const std::int64_t h = kvh * g + r / positions_, i = i0 + r % positions_;
     if (i >= s.sq) continue;
     const float l = w.l[static_cast<std::size_t>(r)], inv = l > 0 ? 1.0f / l : 0.0f;
     const float* orow = &w.o[static_cast<std::size_t>(r * d)];
-    float* dst = out + ((b * s.hq + h) * s.sq + i) * d;
-    for (std::int64_t t = 0; t < d; ++t) dst[t] = orow[t] * inv;
+    const std::int64_t dst = ((b * s.hq + h) * s.sq + i) * d;
+    if (bf16) {
+      auto* out = static_cast<std::uint16_t*>(data_.o()) + dst;
+      for (std::int64_t t = 0; t < d; ++t) out[t] = float_to_bf16(orow[t] * inv);
+    } else {
+      auto* out = static_cast<float*>(data_.o()) + dst;
+      for (std::int64_t t = 0; t < d; ++t) out[t] = orow[t] * inv;
+    }
   }
 }
 

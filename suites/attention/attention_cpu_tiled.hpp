@@ -1,9 +1,13 @@
 #pragma once
-// The fused CPU attention's fp32 prefill path: the same online softmax over key blocks as
-// attention_cpu_fused.cpp, with each tile's two products (S = Q K^T, O += P V) run by
-// oneDNN's matmul (brgemm on AVX-512), whose fp32 micro-kernels our own do not match. The
-// scores of one tile stay in the thread's cache; nothing of S x S size reaches memory.
+// The fused CPU attention's prefill path on oneDNN tiles: the same online softmax over key
+// blocks as attention_cpu_fused.cpp, with each tile's two products (S = Q K^T, O += P V) run
+// by oneDNN's matmul (brgemm), whose micro-kernels our own do not match: fp32 on AVX-512,
+// and bf16 where the CPU has bf16 units (AVX512_BF16 or AMX), so that bf16 runs on them
+// instead of widening to fp32. Scores and the output accumulate in fp32; P is rounded to
+// bf16 for P V, as the unfused path and the GPU kernels do. The scores of one tile stay in
+// the thread's cache; nothing of S x S size reaches memory.
 #include <dnnl.hpp>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,8 +17,11 @@ namespace rooftop::attention {
 
 class OnednnTiledAttention {
  public:
-  // fp32 prefill on a contiguous cache; throws PointSkipped otherwise.
+  // fp32, or bf16 on a CPU with bf16 units, prefill on a contiguous cache; throws
+  // PointSkipped otherwise.
   explicit OnednnTiledAttention(AttentionData& data);
+  // Whether this CPU multiplies bf16 natively (oneDNN's effective ISA has AVX512_BF16).
+  static bool native_bf16();
   void execute();
   const std::string& implementation() const { return implementation_; }
 
@@ -24,14 +31,16 @@ class OnednnTiledAttention {
   struct Worker {
     dnnl::stream stream;
     dnnl::matmul scores, output;
-    std::vector<float> q, s, o, m, l, k_pad, v_pad;
+    std::vector<float> s, o, m, l;
+    std::vector<std::byte> q, p, k_pad, v_pad;  // in the input type
     std::vector<int> limit;
   };
   void run_task(Worker& w, std::int64_t task);
 
   AttentionData& data_;
   dnnl::engine engine_;
-  dnnl::memory::desc q_md_, kt_md_, s_md_, v_md_, o_md_;
+  dnnl::memory::desc q_md_, kt_md_, s_md_, p_md_, v_md_, o_md_;
+  std::size_t element_bytes_ = 4;
   std::int64_t positions_ = 0, rows_ = 0;  // query positions per task; rows = group x positions
   std::vector<Worker> workers_;
   std::string implementation_;

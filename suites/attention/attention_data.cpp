@@ -17,7 +17,7 @@
 namespace rooftop::attention {
 
 namespace {
-void fill(std::vector<std::uint8_t>& buf, Dtype d, std::int64_t n, std::uint64_t seed) {
+void fill(AlignedVector<std::uint8_t>& buf, Dtype d, std::int64_t n, std::uint64_t seed) {
   buf.resize(static_cast<std::size_t>(n) * input_size(d));
   std::vector<float> tmp(static_cast<std::size_t>(n));
   const FillRange range = fill_range(d);
@@ -52,7 +52,7 @@ std::int64_t AttentionData::kv_offset(std::int64_t b, std::int64_t h, std::int64
   return ((blk * s.hkv + h) * s.block + j % s.block) * s.d;
 }
 
-double AttentionData::load(const std::vector<std::uint8_t>& buf, std::int64_t i) const {
+double AttentionData::load(const AlignedVector<std::uint8_t>& buf, std::int64_t i) const {
   return load_element(dtype_, buf.data(), static_cast<std::size_t>(i));
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/aligned_vector.hpp"
 #include "harness/dtype.hpp"
 #include "harness/problem.hpp"
 #include "suites/attention/attention_problem.hpp"
@@ -37,11 +38,11 @@ class AttentionData {
   Correctness check(std::uint64_t seed) const;
 
  private:
-  double load(const std::vector<std::uint8_t>& buf, std::int64_t i) const;
+  double load(const AlignedVector<std::uint8_t>& buf, std::int64_t i) const;
 
   AttentionShape shape_;
   Dtype dtype_;
-  std::vector<std::uint8_t> q_, k_, v_, o_;
+  AlignedVector<std::uint8_t> q_, k_, v_, o_;
   std::vector<std::int32_t> block_table_;  // [B][Skv / block]
 };
 
