@@ -12,6 +12,7 @@
 #include "harness/atomic_file.hpp"
 #include "cli/commands.hpp"
 #include "harness/errors.hpp"
+#include "harness/name_filter.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/ab_sequential.hpp"
 #include "harness/gate.hpp"
@@ -76,19 +77,6 @@ double parse_budget(const std::string& text) {
   return total;
 }
 
-// An RE2 pattern matching exactly these names (the next pair runs only the undecided).
-std::string exact_names(const std::vector<std::string>& names) {
-  std::string re = "^(?:";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i) re += "|";
-    for (char c : names[i]) {
-      if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) re += '\\';
-      re += c;
-    }
-  }
-  return re + ")$";
-}
-
 // The run's arguments with the filter narrowed to `names` (a subset of what the user's own
 // filter chose, so replacing it is the intersection).
 std::vector<std::string> narrowed(const std::vector<std::string>& args, const std::vector<std::string>& names) {
@@ -102,7 +90,7 @@ std::vector<std::string> narrowed(const std::vector<std::string>& args, const st
     out.push_back(args[i]);
   }
   out.push_back("--filter");
-  out.push_back(exact_names(names));
+  out.push_back(exact_names_pattern(names));
   return out;
 }
 }  // namespace

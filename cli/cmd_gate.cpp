@@ -153,9 +153,10 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
         throw InputError(fmt::format("--history {}: no such file; add nights to it with `rooftop history add --db {} RESULTS`",
                                      db.string(), db.string()));
       const auto base = history_baseline(HistoryStore(db).series(), run, *history_runs, db.string());
-      if (base.runs == 0) {
-        fmt::print(stderr, "rooftop: history {} holds no run of device {} at tier {}; add nights with `rooftop history "
-                           "add --db {} RESULTS`\n", db.string(), run.meta.fingerprint, run.meta.tier, db.string());
+      if (base.runs < 2) {
+        fmt::print(stderr, "rooftop: history {} holds {} run(s) of device {} at tier {} besides this one: a spread between "
+                           "runs needs 2 or more (3 or more to be of use); add nights with `rooftop history add --db {} "
+                           "RESULTS`\n", db.string(), base.runs, run.meta.fingerprint, run.meta.tier, db.string());
         exit_code = kExitNoBaseline;
         return;
       }
@@ -178,8 +179,13 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
       return;
     }
     std::vector<GateReport> confirmations;
-    for (std::size_t i = 0; i < reruns->size(); ++i)
-      confirmations.push_back(*gate_against_baseline(*baseline, rerun_runs[i], config, (*reruns)[i], gate_unit_named(*unit)));
+    // The re-runs are tested as the run was, whatever their own subset of suites would pick.
+    const GateUnit run_unit = verdicts->run_unit ? GateUnit::run : GateUnit::repetition;
+    for (std::size_t i = 0; i < reruns->size(); ++i) {
+      auto again = gate_against_baseline(*baseline, rerun_runs[i], config, (*reruns)[i], run_unit);
+      if (again) confirmations.push_back(std::move(*again));
+      else fmt::print(stderr, "rooftop: note: --confirm {}: no baseline for its suites; it confirms nothing\n", (*reruns)[i]);
+    }
     confirm_failures(*verdicts, confirmations);
     exit_code = report(*verdicts, *outputs);
   });

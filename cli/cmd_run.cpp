@@ -19,6 +19,7 @@
 #include "harness/exit_codes.hpp"
 #include "harness/process_group.hpp"
 #include "harness/runner.hpp"
+#include "harness/tuning_cache.hpp"
 #include "harness/version.hpp"
 #include "reports/printers.hpp"
 
@@ -90,6 +91,12 @@ int execute_run(RunFlags& f) {
     throw InputError(refused.empty() ? "another rank refused its arguments (its message says why): give every rank "
                                        "the same arguments"
                                      : refused);
+  // Tiles `rooftop tune` chose for this device; tunable points without one run their default
+  // and their results say so.
+  const auto tuning_file = tuning_cache_path(backend.fingerprint());
+  const auto tuned = load_tuning(tuning_file);
+  for (const auto& [name, t] : tuned) o.tiles[name] = {t.tile, "tuned " + t.tuned_at};
+  if (!tuned.empty() && writer) fmt::print(stderr, "rooftop: tuned tiles for {} point(s) from {}\n", tuned.size(), tuning_file.string());
   const auto lookup = find_profile(backend, f.profile);
   if (!lookup.profile && writer) fmt::print(stderr, "rooftop: note: {}; roofline fields will be empty\n", lookup.source);
 

@@ -15,6 +15,7 @@ void add_ab_command(CLI::App& app, int& exit_code);
 void add_calibrate_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_history_command(CLI::App& app, int& exit_code);
+void add_tune_command(CLI::App& app, int& exit_code);
 // `benchmark_args` are the --benchmark_* flags taken out of argv for Google Benchmark.
 void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::string>& benchmark_args,
                      const std::string& command_line);

@@ -16,9 +16,10 @@ constexpr const char* kExitCodesHelp =
     "Exit codes:\n"
     "  0    run: every point ran and passed its check; gate/compare/ab: no regression\n"
     "  1    run: a point failed its correctness check or could not run; gate/compare/ab: a FAIL;\n"
-    "       history check: a new change point that is a slowdown\n"
+    "       history check: a new change point that is a slowdown; tune: no candidate of any point ran\n"
     "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file,\n"
     "       a baseline of another device, tier or schema; gate/compare: nothing in common;\n"
+    "       tune: nothing tunable in the run\n"
     "       an output that cannot be written\n"
     "  3    gate: no baseline for this device (the message gives the command to make one)\n"
     "  4    the backend's device is not here (no GPU or no driver); other backends still run\n"
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   rooftop::cli::add_calibrate_command(app, exit_code);
   rooftop::cli::add_report_command(app, exit_code);
   rooftop::cli::add_history_command(app, exit_code);
+  rooftop::cli::add_tune_command(app, exit_code);
 
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the choices.
   std::vector<std::string> names;

@@ -26,6 +26,8 @@ std::filesystem::path default_baseline_store() {
 }
 
 namespace {
+constexpr std::size_t kMaxRunMedians = 20;
+
 // Each run's median of each benchmark, kept so that the gate can test against the spread
 // between runs (harness/run_unit_gate.hpp).
 void add_run_median(nlohmann::ordered_json& run_medians, const ResultRecord& r) {
@@ -63,6 +65,10 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
       const auto old_json = read_json_file(path, "baseline");
       if (old_json.contains("baseline") && old_json["baseline"].contains("runs"))
         runs = old_json["baseline"]["runs"];
+      for (const auto& r : runs)
+        if (r.value("created", std::string()) == run.meta.created && !run.meta.created.empty())
+          throw InputError(fmt::format("{}: the run made at {} is already in {}; a run counted twice would shrink the "
+                                       "spread between runs", origin, run.meta.created, path.string()));
       std::map<std::string, const ResultRecord*> old_by_name;
       for (const auto& r : old.results) old_by_name[r.problem.name()] = &r;
       if (old_json.contains("baseline") && old_json["baseline"].contains("run_medians_s"))
@@ -77,6 +83,17 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
     runs.push_back({{"from", origin}, {"created", run.meta.created}, {"git_commit", run.meta.git_commit}});
     for (const auto& r : run.results)  // this run's own samples: `results` now holds the pooled ones
       if (r.problem.family == suite) add_run_median(run_medians, r);
+    // Benchmarks no longer run leave with their medians; a long-kept baseline keeps its
+    // latest kMaxRunMedians runs, so that months of drift do not pile into its spread.
+    nlohmann::ordered_json kept_medians = nlohmann::ordered_json::object();
+    for (const auto& r : results.results) {
+      const auto name = r.problem.name();
+      if (!run_medians.contains(name)) continue;
+      auto values = run_medians[name];
+      while (values.size() > kMaxRunMedians) values.erase(values.begin());
+      kept_medians[name] = values;
+    }
+    run_medians = kept_medians;
     auto j = results_to_json(results);
     j["baseline"] = {{"promoted_from", origin}, {"promoted_at", utc_now_iso8601()}, {"runs", runs},
                      {"run_medians_s", run_medians}};
@@ -108,12 +125,12 @@ int read_run_medians(const std::filesystem::path& file, RunUnitBaseline& into) {
   const auto& medians = j["baseline"]["run_medians_s"];
   if (!medians.is_object())
     throw InputError(file.string() + ": field 'baseline.run_medians_s' must be an object of arrays of seconds");
-  int most = 0;
+  std::vector<int> counts;
   for (const auto& [name, values] : medians.items()) {
     auto& kept = into.medians_s[name];
     if (!values.is_array())
       throw InputError(fmt::format("{}: field 'baseline.run_medians_s.{}' must be an array", file.string(), name));
-    most = std::max(most, static_cast<int>(values.size()));
+    counts.push_back(static_cast<int>(values.size()));
     for (const auto& v : values) {
       if (!v.is_number() || !(v.get<double>() > 0))
         throw InputError(fmt::format("{}: field 'baseline.run_medians_s.{}' must hold positive numbers of seconds",
@@ -121,7 +138,9 @@ int read_run_medians(const std::filesystem::path& file, RunUnitBaseline& into) {
       kept.push_back(v.get<double>());
     }
   }
-  return most;
+  if (counts.empty()) return 0;
+  std::nth_element(counts.begin(), counts.begin() + static_cast<long>(counts.size() / 2), counts.end());
+  return counts[counts.size() / 2];
 }
 
 }  // namespace rooftop

@@ -16,14 +16,14 @@ std::filesystem::path baseline_file(const std::filesystem::path& store, const st
 // Writes one baseline per suite in `run`; refuses an incomplete run, or one with a failed
 // or errored point (InputError). Returns the files written.
 // With `append`, a suite that already has a baseline keeps it and gains this run's samples
-// (same device and tier only): a baseline pooled over several runs spans the machine's
-// drift between runs, which one run's repetitions do not.
+// and medians (same device and tier only, and not a run it already holds): a baseline of
+// several runs spans the machine's drift between runs, which one run's repetitions do not.
 std::vector<std::filesystem::path> promote_baselines(const RunResults& run, const std::string& origin,
                                                      const std::filesystem::path& store, bool append = false);
 
 // Adds the per-run medians a baseline file keeps (one per benchmark per promoted run,
-// "baseline.run_medians_s") to `into`; returns the most runs any benchmark has there (0 for
-// a file made before run medians were kept).
+// "baseline.run_medians_s", the latest 20) to `into`; returns how many runs most of its
+// benchmarks have there (the median count; 0 for a file made before run medians were kept).
 int read_run_medians(const std::filesystem::path& file, RunUnitBaseline& into);
 
 struct StoredBaseline {

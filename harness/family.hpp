@@ -56,6 +56,9 @@ struct Family {
   std::function<std::vector<Problem>(std::string_view shape, Dtype dtype, const PlanContext& context)> shape_points;
   // Every point of the tier's sweep on the context's backend.
   std::function<std::vector<Problem>(const PlanContext& context)> sweep;
+  // The tile configurations `rooftop tune` tries for a point, besides its default (the
+  // point's "tile" parameter; empty: the point is not tunable). Null: no tunable points.
+  std::function<std::vector<std::string>(const Problem& point)> tile_candidates;
 };
 
 }  // namespace rooftop

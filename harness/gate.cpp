@@ -230,7 +230,7 @@ void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns)
     if (c.verdict != Verdict::fail || c.broken) continue;
     for (const auto& rerun : reruns) {
       const auto again = std::find_if(rerun.comparisons.begin(), rerun.comparisons.end(), [&](const Comparison& r) {
-        return r.name == c.name && r.verdict != Verdict::missing && r.verdict != Verdict::added;
+        return r.name == c.name && r.tested;
       });
       if (again == rerun.comparisons.end() || again->verdict == Verdict::fail) continue;
       c.verdict = Verdict::inconclusive;
@@ -278,6 +278,7 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
                                c.baseline_count, c.current_count, config.min_repetitions);
       } else {
         measure_change(c);
+        c.tested = true;
         tested.push_back(report.comparisons.size());
       }
     }

@@ -53,6 +53,7 @@ struct Comparison {
   double clock_baseline = 0, clock_current = 0;  // median MHz (0: unknown)
   bool clock_differs = false;
   bool broken = false;  // the run's point failed its check or errored: no re-run clears that
+  bool tested = false;  // a test ran (a p-value): only a tested re-run can clear a FAIL
   std::vector<double> baseline_samples, current_samples;  // seconds per iteration
   bool compared() const { return baseline_count > 0 && current_count > 0; }
 };
@@ -64,6 +65,7 @@ struct GateReport {
   // How the intervals and p were adjusted, for the printers: Holm's 95% for the gate, the
   // looks' spent levels for the sequential `ab`.
   std::string interval_label = "95% CI", p_label = "p (Holm)", correction = "Holm";
+  bool run_unit = false;  // tested with the run as the unit (harness/run_unit_gate.hpp)
   int count(Verdict v) const;
 };
 
@@ -77,8 +79,8 @@ bool settle_broken_point(Comparison& c, const ResultRecord& current);
 // A re-run confirms or clears each FAIL (an intersection-union test, Berger 1982: a FAIL
 // must be a FAIL in every run of the build that measured it, so its false-alarm rate is at
 // most one run's, and their product where runs are independent). A timing FAIL that a
-// re-run does not repeat becomes INCONCLUSIVE; a broken point stays FAIL. Benchmarks a
-// re-run left out keep their verdict.
+// re-run tested and did not repeat becomes INCONCLUSIVE; a broken point stays FAIL.
+// Benchmarks a re-run left out, skipped or could not test keep their verdict.
 void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns);
 
 GateReport gate_results(const RunResults& baseline, const RunResults& current, const GateConfig& config,

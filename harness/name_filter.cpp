@@ -35,4 +35,16 @@ bool NameFilter::matches(std::string_view name) const {
   return RE2::PartialMatch(re2::StringPiece(name.data(), name.size()), re_->re) != negative_;
 }
 
+std::string exact_names_pattern(const std::vector<std::string>& names) {
+  std::string re = "^(?:";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i) re += "|";
+    for (char c : names[i]) {
+      if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) re += '\\';
+      re += c;
+    }
+  }
+  return re + ")$";
+}
+
 }  // namespace rooftop

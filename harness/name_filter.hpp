@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rooftop {
 
@@ -23,5 +24,8 @@ class NameFilter {
   std::unique_ptr<Compiled> re_;
   bool negative_ = false;
 };
+
+// An RE2 pattern that matches exactly these names and no other.
+std::string exact_names_pattern(const std::vector<std::string>& names);
 
 }  // namespace rooftop

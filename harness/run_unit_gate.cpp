@@ -77,6 +77,8 @@ VariancePrior fit_variance_prior(std::span<const double> variances, std::span<co
   }
   VariancePrior prior;
   if (e.empty()) return prior;
+  // One benchmark has nothing to be pooled with: its own variance on its own df.
+  if (e.size() == 1) return {0, variances[0]};
   const double centre = mean(e);
   const auto n = static_cast<double>(e.size());
   double spread = 0;
@@ -103,6 +105,7 @@ GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& 
   report.interval_label = "95% CI, runs";
   report.p_label = "p (Holm)";
   report.correction = fmt::format("Holm, {} baseline runs as the unit", baseline.runs);
+  report.run_unit = true;
   auto unmatched = baseline.medians_s;
   std::vector<RunTest> tests;
   for (const auto& cur : current.results) {
@@ -149,16 +152,27 @@ GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& 
   // As limma does, no more degrees of freedom than all benchmarks' runs hold together.
   const double pooled_df = std::accumulate(dfs.begin(), dfs.end(), 0.0);
   std::vector<double> p_slower, p_faster, se, df;
+  std::vector<RunTest> testable;
   for (const auto& t : tests) {
-    const auto& c = report.comparisons[t.index];
+    auto& c = report.comparisons[t.index];
     const double tau = std::log1p(c.tau);
     // The current run's median has the spread of a baseline run's about their true centre,
     // and the baseline's mean has 1/k of it.
-    se.push_back(std::sqrt(moderated_variance(prior, t.variance, t.runs - 1) * (1 + 1.0 / t.runs)));
+    const double error = std::sqrt(moderated_variance(prior, t.variance, t.runs - 1) * (1 + 1.0 / t.runs));
+    if (!(error > 0)) {  // identical medians in every run: a spread of zero tests nothing
+      c.reason = fmt::format("the {} baseline runs' medians are identical: no spread to test against (was one run "
+                             "promoted twice?)", t.runs);
+      continue;
+    }
+    c.tested = true;
+    testable.push_back(t);
+    se.push_back(error);
     df.push_back(std::min(prior.df + t.runs - 1, pooled_df));
-    p_slower.push_back(1 - student_t_cdf((t.shift() - tau) / se.back(), df.back()));
-    p_faster.push_back(student_t_cdf((t.shift() + tau) / se.back(), df.back()));
+    p_slower.push_back(student_t_cdf((tau - t.shift()) / error, df.back()));  // the upper tail, without cancellation
+    p_faster.push_back(student_t_cdf((t.shift() + tau) / error, df.back()));
   }
+  tests = std::move(testable);
+  if (tests.empty()) return report;
   const auto holm_slower = holm_adjust(p_slower), holm_faster = holm_adjust(p_faster);
   const double strictest = config.alpha / static_cast<double>(tests.size());
   for (std::size_t i = 0; i < tests.size(); ++i) {

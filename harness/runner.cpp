@@ -151,6 +151,20 @@ double default_min_time(Tier tier) {
   return 0.02;
 }
 
+void apply_tiles(const RunOptions& options, std::vector<Problem>& points) {
+  for (auto& p : points) {
+    const Family* family = family_named(p.family);
+    if (!family || !family->tile_candidates || family->tile_candidates(p).empty()) continue;  // not tunable
+    const auto it = options.tiles.find(p.name());
+    if (it == options.tiles.end()) {
+      p.params["tile_source"] = "default (no tuned tile for this device: rooftop tune)";
+      continue;
+    }
+    p.params["tile"] = it->second.tile;
+    p.params["tile_source"] = it->second.source;
+  }
+}
+
 std::vector<Problem> plan_points(const RunOptions& o, double available, int ranks) {
   std::vector<Problem> planned;
   const NameFilter filter(o.filter, "--filter");
@@ -223,6 +237,7 @@ RunResults run_points(const RunOptions& options, const Backend& backend, RunMeta
   const bool own_loop = kind != Measurement::kernel_loop;
   const RunOptions o = own_loop ? with_own_loop_flags(options, kind) : options;
   auto planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
+  apply_tiles(options, planned);
   check_benchmark_flags(options, planned);
   apply_benchmark_filter(options, planned);
 

@@ -68,7 +68,7 @@ double tetragamma(double x) {
 double trigamma_inverse(double x) {
   if (x > 1e7) return 1 / std::sqrt(x);
   if (x < 1e-6) return 1 / x;
-  double y = 0.5 + 1 / x;  // trigamma(y) is convex and falls: Newton's steps from here only rise
+  double y = 0.5 + 1 / x;  // Smyth's start: from it, Newton's steps on 1 / trigamma only fall toward the root
   for (int i = 0; i < 60; ++i) {
     const double t = trigamma(y);
     const double step = t * (1 - t / x) / tetragamma(y);

@@ -9,7 +9,8 @@ has one benchmark three times slower.
 - `--confirm` with an A/A re-run clears the FAIL (INCONCLUSIVE, exit 0); a slowed re-run
   keeps it; a re-run of another tier is refused (exit 2).
 - `--history` gates against the last nights of the history (exit 0 and 1 alike); a tier it
-  has no nights of exits 3.
+  has no nights of, or a history of one night, exits 3.
+- Appending a run the baseline already holds is refused (exit 2).
 
 usage: run_unit_gate_cli.py ROOFTOP RESULTS.json WORK_DIR
 """
@@ -77,6 +78,10 @@ expect(2, "same device and tier", run("gate", "--baseline", store, slow, "--conf
 
 expect(0, "5 baseline runs as the unit", run("gate", "--history", db, aa))
 expect(1, "1 FAIL", run("gate", "--history", db, slow, "--confirm", rerun_slow))
-expect(3, "holds no run", run("gate", "--history", db, night(10, tier="full")))
+expect(3, "holds 0 run(s)", run("gate", "--history", db, night(10, tier="full")))
+one_night = os.path.join(work, "one-night.sqlite")
+expect(0, "benchmarks added", run("history", "add", nights[0], "--db", one_night))
+expect(3, "holds 1 run(s)", run("gate", "--history", one_night, aa))
+expect(2, "already in", run("baseline", "update", "--append", nights[1], "--baselines", store))
 expect(2, "no such file", run("gate", "--history", os.path.join(work, "none.sqlite"), aa))
 print("gate with the run as the unit: ok")

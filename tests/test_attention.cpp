@@ -79,7 +79,7 @@ TEST_CASE("attention shapes: accepted, and refused with the reason", "[attention
   CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wm128n128w8s2"));
   CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2o").tile == "wgm128n128w8s2o");
   CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2x"));
-  CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:m128n64"), Catch::Contains("write prefill:"));
+  CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:m128n64w4"), Catch::Contains("write prefill:"));
   CHECK(parse_attention_shape("prefill:1x32x8x1024x128:causal:cublaslt").impl == "cublaslt");
   CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:cublaslt"), Catch::Contains("prefill path"));
 }
@@ -100,13 +100,17 @@ TEST_CASE("CPU attention matches the reference: fused and oneDNN, causal or not,
       {"prefill:1x4x2x600x64:causal", Dtype::bf16},
       {"prefill:2x2x2x300x128", Dtype::bf16},
       {"prefill:1x8x2x77x128", Dtype::bf16},
+      // CPU tiles other than the default, as `rooftop tune` tries them: short and long tiles
+      {"prefill:1x4x2x600x64:causal:m64n128", Dtype::fp32},
+      {"prefill:2x2x2x300x128:m512n512", Dtype::bf16},
       {"prefill:1x4x2x33x64:causal", Dtype::fp16},
       {"prefill:1x8x2x100x64:onednn", Dtype::fp32},
       {"prefill:1x8x2x100x64:causal:onednn", Dtype::bf16},
       {"decode:3x8x2x96x128", Dtype::fp32},
       {"decode:3x8x2x96x128:paged16", Dtype::bf16},  // shuffled block table
       {"decode:2x32x8x160x64:paged32", Dtype::fp32},
-      // few (batch, KV head) pairs: the cache split along its length, splits off the page grid
+      // few (batch, KV head) pairs: the cache split along its length (splits start on chunk
+      // and so page boundaries), a paged cache across splits
       {"decode:1x8x2x2100x64", Dtype::fp32},
       {"decode:1x8x1x2000x128:paged16", Dtype::bf16},
       {"decode:1x4x4x37x128", Dtype::bf16},  // MHA, shorter than one split, a chunk of 5
@@ -134,6 +138,25 @@ TEST_CASE("CPU paths: prefill on oneDNN tiles (bf16 where the CPU has bf16 units
   CHECK_THAT(implementation("prefill:1x8x2x512x128", Dtype::fp16), Catch::Contains("16x64 tiles"));
   CHECK_THAT(implementation("decode:1x8x2x512x128", Dtype::fp32), Catch::Contains("bandwidth kernel"));
   CHECK_THAT(implementation("decode:1x8x2x512x128", Dtype::fp16), Catch::Contains("16x64 tiles"));
+}
+
+TEST_CASE("CPU tiles: names, limits, candidates, and a GPU tile is not one", "[attention]") {
+  CHECK(parse_attention_shape("prefill:1x8x2x512x128:m128n256").tile == "m128n256");
+  CHECK(parse_attention_shape("prefill:1x8x2x512x128:wgm128n128w8s2").tile == "wgm128n128w8s2");
+  CHECK_THROWS(parse_attention_shape("prefill:1x8x2x512x128:wgm128n128"));
+  CHECK_THROWS(parse_attention_shape("prefill:1x8x2x512x128:m128"));
+  CHECK(OnednnTiledAttention::tile_named("m64n512").rows == 64);
+  CHECK(OnednnTiledAttention::tile_named("m64n512").keys == 512);
+  CHECK(OnednnTiledAttention::tile_named("").keys == 256);
+  CHECK_THROWS_AS(OnednnTiledAttention::tile_named("m128n100"), PointSkipped);  // keys not a multiple of 16
+  CHECK_THROWS_WITH(OnednnTiledAttention::tile_named("m128n64w4s2"), Catch::Contains("GPU prefill kernel"));
+  const auto fp32 = parse_attention_shape("prefill:1x8x2x512x128");
+  CHECK(cpu_tile_candidates(fp32, Dtype::fp32).size() == 12);
+  CHECK(cpu_tile_candidates(fp32, Dtype::fp16).empty());  // our own kernel: one tiling
+  CHECK(cpu_tile_candidates(parse_attention_shape("decode:1x32x8x1024x128"), Dtype::fp32).empty());
+  CHECK(cpu_tile_candidates(parse_attention_shape("prefill:1x8x2x512x128:m64n128"), Dtype::fp32).empty());  // named
+  auto gpu_tile = make_attention_problem(parse_attention_shape("prefill:1x8x2x64x64:m128n64w4s2"), Dtype::fp32, "cpu");
+  CHECK_THROWS_WITH(create_attention_cpu(gpu_tile, 1), Catch::Contains("GPU prefill kernel"));
 }
 
 TEST_CASE("the CPU softmax's arithmetic: row maximum at any length, exp within 1e-6 where it counts", "[attention]") {

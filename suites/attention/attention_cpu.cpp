@@ -10,6 +10,16 @@
 #include "suites/attention/attention_cpu_tiled.hpp"
 
 namespace rooftop::attention {
+
+bool cpu_tiled_prefill(const AttentionShape& s, Dtype dtype) {
+  return (dtype == Dtype::fp32 || (dtype == Dtype::bf16 && OnednnTiledAttention::native_bf16())) && !s.decode && !s.block &&
+         s.impl == "fused" && s.group() * s.sq >= 8;
+}
+
+std::vector<std::string> cpu_tile_candidates(const AttentionShape& s, Dtype dtype) {
+  return cpu_tiled_prefill(s, dtype) && s.tile.empty() ? OnednnTiledAttention::tile_candidates() : std::vector<std::string>{};
+}
+
 namespace {
 
 class AttentionCpu final : public Instance {
@@ -17,13 +27,14 @@ class AttentionCpu final : public Instance {
   AttentionCpu(const Problem& p, std::uint64_t seed) : seed_(seed), data_(shape_of(p), p.dtype, seed) {
     const auto& s = data_.shape();
     if (s.impl == "onednn") onednn_.emplace(data_);
+    else if (!s.tile.empty() && !cpu_tiled_prefill(s, data_.dtype()))
+      throw PointSkipped("a tile configuration names the oneDNN-tiled prefill, which runs fp32, and bf16 on a CPU with "
+                         "bf16 units, on a contiguous cache");
     // Prefill in fp32, and in bf16 where the CPU has bf16 units: the fused path's tile
     // products by oneDNN (its micro-kernels beat ours, and bf16 then runs on those units
     // instead of widening to fp32). Decode's few rows per KV head, paged caches, fp16 and
     // bf16 on a CPU without bf16 units stay on our own kernel.
-    else if ((data_.dtype() == Dtype::fp32 || (data_.dtype() == Dtype::bf16 && OnednnTiledAttention::native_bf16())) &&
-             !s.decode && !s.block && s.group() * s.sq >= 8)
-      tiled_.emplace(data_);
+    else if (cpu_tiled_prefill(s, data_.dtype())) tiled_.emplace(data_, OnednnTiledAttention::tile_named(s.tile));
   }
   std::string implementation() const override {
     if (onednn_) return onednn_->implementation();
@@ -58,7 +69,6 @@ class AttentionCpu final : public Instance {
 
 std::unique_ptr<Instance> create_attention_cpu(const Problem& problem, std::uint64_t seed) {
   const auto shape = shape_of(problem);
-  if (!shape.tile.empty()) throw PointSkipped("a tile configuration names a GPU prefill kernel; the CPU kernel has one tiling");
   if (shape.impl == "cublaslt") throw PointSkipped("the cuBLASLt path runs on the CUDA backend");
   return std::make_unique<AttentionCpu>(problem, seed);
 }

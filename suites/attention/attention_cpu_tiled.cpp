@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -17,21 +18,20 @@ namespace {
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-constexpr std::int64_t kRows = 256;  // query rows a task: the group's heads x positions
-constexpr std::int64_t kKeys = 256;  // keys a tile: 256 x 256 fp32 scores are 256 KiB, in L2
+
 // One row's online-softmax step on a tile: scores -> probabilities in place (0 past
 // `visible`), the running max `m` and sum `l` moved on, the output row rescaled. Cloned for
 // AVX-512 and AVX2, where the loops run 16 and 8 wide.
 __attribute__((target_clones("avx512f", "avx2", "default")))
-void softmax_row(float* sr, int visible, float& m, float& l, float* orow, std::int64_t d) {
+void softmax_row(float* sr, int keys, int visible, float& m, float& l, float* orow, std::int64_t d) {
   const float mx = row_max(sr, visible, m);
   if (mx == -std::numeric_limits<float>::infinity()) {  // nothing visible yet in this row
-    std::fill(sr, sr + kKeys, 0.0f);
+    std::fill(sr, sr + keys, 0.0f);
     return;
   }
   float sum = 0;
 #pragma omp simd reduction(+ : sum)
-  for (int j = 0; j < kKeys; ++j) {
+  for (int j = 0; j < keys; ++j) {
     sr[j] = j < visible ? fast_exp(sr[j] - mx) : 0.0f;
     sum += sr[j];
   }
@@ -46,19 +46,42 @@ void softmax_row(float* sr, int visible, float& m, float& l, float* orow, std::i
 
 // A row of probabilities rounded to bf16 (to nearest even, as harness/bf16.hpp does).
 __attribute__((target_clones("avx512f", "avx2", "default")))
-void to_bf16_row(const float* p, std::uint16_t* out) {
+void to_bf16_row(const float* p, int keys, std::uint16_t* out) {
 #pragma omp simd
-  for (int j = 0; j < kKeys; ++j) out[j] = float_to_bf16(p[j]);
+  for (int j = 0; j < keys; ++j) out[j] = float_to_bf16(p[j]);
 }
 
 }  // namespace
+
+OnednnTiledAttention::Tile OnednnTiledAttention::tile_named(const std::string& name) {
+  Tile t;
+  if (name.empty()) return t;
+  int rows = 0, keys = 0, used = 0;
+  if (std::sscanf(name.c_str(), "m%dn%d%n", &rows, &keys, &used) != 2 || used != static_cast<int>(name.size()))
+    throw PointSkipped(fmt::format("tile {} names a GPU prefill kernel; the CPU path's tiles are m<rows>n<keys>, e.g. m128n256",
+                                   name));
+  if (rows < 16 || rows > 2048 || keys < 16 || keys > 2048 || keys % 16 != 0)
+    throw PointSkipped(fmt::format("tile {}: the CPU path takes 16 to 2048 query rows a task and 16 to 2048 keys a tile "
+                                   "(a multiple of 16)", name));
+  t.rows = rows;
+  t.keys = keys;
+  return t;
+}
+
+std::vector<std::string> OnednnTiledAttention::tile_candidates() {
+  std::vector<std::string> names;
+  for (int rows : {64, 128, 256, 512})
+    for (int keys : {128, 256, 512}) names.push_back(fmt::format("m{}n{}", rows, keys));
+  return names;
+}
 
 bool OnednnTiledAttention::native_bf16() {
   const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
   return (isa & dnnl_cpu_isa_avx512_core_bf16) == dnnl_cpu_isa_avx512_core_bf16;
 }
 
-OnednnTiledAttention::OnednnTiledAttention(AttentionData& data) : data_(data), engine_(dnnl::engine::kind::cpu, 0) {
+OnednnTiledAttention::OnednnTiledAttention(AttentionData& data, Tile tile)
+    : data_(data), engine_(dnnl::engine::kind::cpu, 0), keys_(tile.keys) {
   const auto& s = data.shape();
   const bool bf16 = data.dtype() == Dtype::bf16;
   if (s.block) throw PointSkipped("the oneDNN-tiled path runs on a contiguous cache");
@@ -67,13 +90,13 @@ OnednnTiledAttention::OnednnTiledAttention(AttentionData& data) : data_(data), e
   const dt in = bf16 ? dt::bf16 : dt::f32;
   element_bytes_ = data.element_bytes();
   const std::int64_t g = s.group(), d = s.d;
-  positions_ = std::max<std::int64_t>(1, kRows / g);
+  positions_ = std::max<std::int64_t>(1, tile.rows / g);
   rows_ = g * positions_;
   q_md_ = dnnl::memory::desc({rows_, d}, in, tag::ab);
-  kt_md_ = dnnl::memory::desc({d, kKeys}, in, dnnl::memory::dims{1, d});  // K rows read as K^T
-  s_md_ = dnnl::memory::desc({rows_, kKeys}, dt::f32, tag::ab);
-  p_md_ = dnnl::memory::desc({rows_, kKeys}, in, tag::ab);
-  v_md_ = dnnl::memory::desc({kKeys, d}, in, tag::ab);
+  kt_md_ = dnnl::memory::desc({d, keys_}, in, dnnl::memory::dims{1, d});  // K rows read as K^T
+  s_md_ = dnnl::memory::desc({rows_, keys_}, dt::f32, tag::ab);
+  p_md_ = dnnl::memory::desc({rows_, keys_}, in, tag::ab);
+  v_md_ = dnnl::memory::desc({keys_, d}, in, tag::ab);
   o_md_ = dnnl::memory::desc({rows_, d}, dt::f32, tag::ab);
   try {
     // The 1/sqrt(D) scale on the fp32 scores, so that Q is copied as it is stored.
@@ -90,19 +113,19 @@ OnednnTiledAttention::OnednnTiledAttention(AttentionData& data) : data_(data), e
     for (int t = 0; t < threads; ++t) {
       Worker w{dnnl::stream(engine_), dnnl::matmul(scores_pd), dnnl::matmul(output_pd), {}, {}, {}, {}, {}, {}, {}, {}, {}};
       w.q.resize(bytes(rows_ * d));
-      w.s.resize(static_cast<std::size_t>(rows_ * kKeys));
-      w.p.resize(bf16 ? bytes(rows_ * kKeys) : 0);  // fp32 multiplies S itself
+      w.s.resize(static_cast<std::size_t>(rows_ * keys_));
+      w.p.resize(bf16 ? bytes(rows_ * keys_) : 0);  // fp32 multiplies S itself
       w.o.resize(static_cast<std::size_t>(rows_ * d));
       w.m.resize(static_cast<std::size_t>(rows_));
       w.l.resize(w.m.size());
       w.limit.resize(w.m.size());
-      w.k_pad.resize(bytes(kKeys * d));
+      w.k_pad.resize(bytes(keys_ * d));
       w.v_pad.resize(w.k_pad.size());
       workers_.push_back(std::move(w));
     }
     implementation_ = fmt::format(
-        "rooftop fused CPU attention, {}: online softmax over {} x {} tiles, their products by oneDNN matmul {} / {}",
-        dtype_name(data.dtype()), rows_, kKeys, scores_pd.impl_info_str(), output_pd.impl_info_str());
+        "rooftop fused CPU attention, {}: online softmax over {} x {} tiles (m{}n{}), their products by oneDNN matmul {} / {}",
+        dtype_name(data.dtype()), rows_, keys_, tile.rows, tile.keys, scores_pd.impl_info_str(), output_pd.impl_info_str());
   } catch (const dnnl::error& e) {
     if (e.status == dnnl_unimplemented)
       throw PointSkipped(fmt::format("oneDNN has no {} matmul for these tiles on this CPU", dtype_name(data.dtype())));
@@ -152,11 +175,11 @@ void OnednnTiledAttention::run_task(Worker& w, std::int64_t task) {
   dnnl::memory q_mem(q_md_, engine_, w.q.data()), s_mem(s_md_, engine_, w.s.data()), o_mem(o_md_, engine_, w.o.data());
   dnnl::memory p_mem = bf16 ? dnnl::memory(p_md_, engine_, w.p.data()) : s_mem;
 
-  for (std::int64_t j0 = 0; j0 < last_key; j0 += kKeys) {
-    const std::int64_t n = std::min(kKeys, s.skv - j0);
+  for (std::int64_t j0 = 0; j0 < last_key; j0 += keys_) {
+    const std::int64_t n = std::min(keys_, s.skv - j0);
     const std::byte* kb = k + static_cast<std::size_t>(data_.kv_offset(b, kvh, j0)) * element_bytes_;
     const std::byte* vb = v + static_cast<std::size_t>(data_.kv_offset(b, kvh, j0)) * element_bytes_;
-    if (n < kKeys) {  // the last block: zero rows after the cache's end
+    if (n < keys_) {  // the last block: zero rows after the cache's end
       std::fill(w.k_pad.begin(), w.k_pad.end(), std::byte{0});
       std::fill(w.v_pad.begin(), w.v_pad.end(), std::byte{0});
       std::memcpy(w.k_pad.data(), kb, static_cast<std::size_t>(n) * row_bytes);
@@ -172,8 +195,8 @@ void OnednnTiledAttention::run_task(Worker& w, std::int64_t task) {
     for (std::int64_t r = 0; r < rows_; ++r) {
       const auto i = static_cast<std::size_t>(r);
       const int visible = static_cast<int>(std::clamp<std::int64_t>(w.limit[i] - j0, 0, n));
-      softmax_row(&w.s[i * kKeys], visible, w.m[i], w.l[i], &w.o[i * static_cast<std::size_t>(d)], d);
-      if (bf16) to_bf16_row(&w.s[i * kKeys], reinterpret_cast<std::uint16_t*>(w.p.data()) + i * kKeys);
+      softmax_row(&w.s[i * keys_], static_cast<int>(keys_), visible, w.m[i], w.l[i], &w.o[i * static_cast<std::size_t>(d)], d);
+      if (bf16) to_bf16_row(&w.s[i * keys_], static_cast<int>(keys_), reinterpret_cast<std::uint16_t*>(w.p.data()) + i * keys_);
     }
     w.output.execute(w.stream, {{DNNL_ARG_SRC, p_mem}, {DNNL_ARG_WEIGHTS, v_mem}, {DNNL_ARG_DST, o_mem}});
     w.stream.wait();

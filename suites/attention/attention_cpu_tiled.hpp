@@ -8,6 +8,7 @@
 // the thread's cache; nothing of S x S size reaches memory.
 #include <dnnl.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,18 @@ namespace rooftop::attention {
 
 class OnednnTiledAttention {
  public:
+  // Query rows a task (the group's heads x positions) and keys a tile: "m<rows>n<keys>".
+  struct Tile {
+    std::int64_t rows = 256, keys = 256;  // 256 x 256 fp32 scores are 256 KiB, in L2
+  };
+  // The tile a name gives (empty: the default); throws PointSkipped for a name that is not
+  // a CPU tile or is out of range.
+  static Tile tile_named(const std::string& name);
+  // The tiles `rooftop tune` tries.
+  static std::vector<std::string> tile_candidates();
   // fp32, or bf16 on a CPU with bf16 units, prefill on a contiguous cache; throws
   // PointSkipped otherwise.
-  explicit OnednnTiledAttention(AttentionData& data);
+  OnednnTiledAttention(AttentionData& data, Tile tile);
   // Whether this CPU multiplies bf16 natively (oneDNN's effective ISA has AVX512_BF16).
   static bool native_bf16();
   void execute();
@@ -41,6 +51,7 @@ class OnednnTiledAttention {
   dnnl::engine engine_;
   dnnl::memory::desc q_md_, kt_md_, s_md_, p_md_, v_md_, o_md_;
   std::size_t element_bytes_ = 4;
+  std::int64_t keys_ = 256;
   std::int64_t positions_ = 0, rows_ = 0;  // query positions per task; rows = group x positions
   std::vector<Worker> workers_;
   std::string implementation_;

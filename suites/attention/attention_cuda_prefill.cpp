@@ -51,6 +51,9 @@ const std::vector<PrefillConfig>& prefill_configs() {
 }
 
 std::string prefill_unsupported(const PrefillConfig& c, std::int64_t d, Dtype dtype) {
+  if (c.warps == 0)
+    return fmt::format("tile m{}n{} names the CPU path's tiles; the CUDA prefill's are [wg]m<M>n<N>w<warps>s<stages>, "
+                       "e.g. m128n64w4s2", c.bm, c.bn);
   const PrefillKernel* k = find(c);
   if (!k) {
     std::string names;

@@ -84,15 +84,19 @@ AttentionShape shape_of(const Problem& p) {
 }
 
 namespace {
-// "[wg]m<digits>n<digits>w<digits>s<digits>[o]": a GPU prefill kernel configuration.
+// A prefill tile configuration: "[wg]m<digits>n<digits>w<digits>s<digits>[o]" names a GPU
+// kernel; "m<digits>n<digits>" the CPU path's tile (query rows a task x keys a tile).
 bool is_tile_name(std::string_view t) {
   std::size_t at = t.starts_with("wg") ? 2 : 0;
-  for (char key : {'m', 'n', 'w', 's'}) {
+  const auto number_after = [&](char key) {
     if (at >= t.size() || t[at] != key) return false;
     const auto start = ++at;
     while (at < t.size() && t[at] >= '0' && t[at] <= '9') ++at;
-    if (at == start) return false;
-  }
+    return at > start;
+  };
+  if (!number_after('m') || !number_after('n')) return false;
+  if (at == t.size()) return !t.starts_with("wg");
+  if (!number_after('w') || !number_after('s')) return false;
   return at == t.size() || (at + 1 == t.size() && t[at] == 'o');
 }
 }  // namespace

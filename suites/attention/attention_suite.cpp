@@ -4,6 +4,7 @@
 
 #include "harness/registry.hpp"
 #include "harness/tier_sweep.hpp"
+#include "suites/attention/attention_cpu.hpp"
 #include "suites/attention/attention_problem.hpp"
 #include "suites/shape_data.hpp"
 
@@ -15,9 +16,13 @@ Family make_attention_family() {
   f.name = "attention";
   f.description = "Scaled dot-product attention: prefill (causal or not, MHA/GQA) and decode (contiguous or paged KV cache)";
   f.dtypes = {Dtype::fp32, Dtype::bf16, Dtype::fp16};
-  f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:m128n64w4s2] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
+  f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:m128n64w4s2 GPU|:m128n256 CPU tile] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
   f.shape_points = [](std::string_view shape, Dtype dtype, const PlanContext& c) {
     return std::vector<Problem>{make_attention_problem(parse_attention_shape(shape), dtype, c.backend)};
+  };
+  f.tile_candidates = [](const Problem& p) {
+    // The CPU prefill's oneDNN tiles; the CUDA prefill's compiled tiles are not tried yet.
+    return p.backend == "cpu" ? cpu_tile_candidates(shape_of(p), p.dtype) : std::vector<std::string>{};
   };
   f.sweep = [](const PlanContext& c) {
     return sweep_from_shape_set(*family_named("attention"), embedded_shape_set("attention", tier_name(c.tier)),

@@ -1,0 +1,145 @@
+// `rooftop tune`: for every tunable point of a run (Family::tile_candidates), time its default
+// and each candidate tile, checked against the reference as `run` checks them, and keep the
+// fastest (the default unless a candidate beats it beyond noise) in this device's tuning
+// file ($ROOFTOP_HOME/tuning/<fingerprint>.json) with every candidate's median, which
+// `rooftop run` then uses.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <random>
+
+#include "cli/commands.hpp"
+#include "harness/backend.hpp"
+#include "harness/errors.hpp"
+#include "harness/gate_statistics.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/name_filter.hpp"
+#include "harness/registry.hpp"
+#include "harness/runner.hpp"
+#include "harness/statistics.hpp"
+#include "harness/tier.hpp"
+#include "harness/units.hpp"
+#include "harness/tuning_cache.hpp"
+#include "harness/version.hpp"
+
+namespace rooftop::cli {
+namespace {
+
+struct TuneFlags {
+  RunOptions options;
+  std::string tier = "quick";
+  double min_time = 0;
+};
+
+// A candidate replaces the default only when it is faster beyond noise: a two-sided
+// Mann-Whitney p below this on the samples of both, and a median at least kMinGain lower.
+// Picking the least of a dozen noisy medians would otherwise "tune" to luck.
+constexpr double kSignificance = 0.05, kMinGain = 0.02;
+
+// One candidate of one point: the point alone, with this tile, checked and timed.
+TileCandidate measure(const RunOptions& base, const Backend& backend, const Problem& point, const std::string& tile,
+                      std::vector<double>& samples) {
+  RunOptions o = base;
+  o.filter = exact_names_pattern({point.name()});
+  o.tiles = {{point.name(), {tile, "candidate"}}};
+  RunMetadata meta;
+  meta.backend = backend.name();
+  meta.fingerprint = backend.fingerprint();
+  meta.tier = tier_name(o.tier);
+  bool interrupted = false;
+  const auto results = run_points(o, backend, std::move(meta), nullptr, interrupted);
+  if (interrupted) throw InputError("interrupted (Ctrl-C): nothing written");
+  TileCandidate c{tile, "error", 0, "not measured"};
+  for (const auto& r : results.results) {
+    c.status = std::string(status_name(r.status));
+    c.reason = r.reason;
+    if (r.status == Status::ok && !r.samples.empty()) {
+      samples = r.seconds();
+      c.median_s = median(samples);
+    }
+  }
+  return c;
+}
+
+int execute_tune(TuneFlags& f) {
+  auto& o = f.options;
+  o.tier = parse_tier(f.tier);
+  if (f.min_time > 0) o.min_time_s = f.min_time;
+  o.seed = std::random_device{}();
+  const auto& backend = find_backend(o.backend);
+  if (runs_in_lockstep(o)) throw InputError("tune: collectives have no tiles to tune; name --suite attention");
+  std::vector<Problem> tunable;
+  for (const auto& p : plan_points(o, backend.available_memory_bytes())) {
+    const Family* family = family_named(p.family);
+    if (family && family->tile_candidates && !family->tile_candidates(p).empty()) tunable.push_back(p);
+  }
+  if (tunable.empty()) {
+    fmt::print(stderr, "rooftop: nothing to tune: no point of this run has tile candidates on the {} backend (the CPU "
+                       "attention prefill in fp32, and in bf16 on a CPU with bf16 units, has)\n", backend.name());
+    return kExitUsage;
+  }
+  const auto path = tuning_cache_path(backend.fingerprint());
+  std::map<std::string, TunedPoint> chosen;
+  fmt::print("{:<56}  {:>10}  {:>10}  {:>8}  {}\n", "point", "default", "chosen", "speed-up", "tile");
+  for (const auto& p : tunable) {
+    TunedPoint t;
+    t.tuned_at = utc_now_iso8601();
+    t.rooftop_version = kVersion;
+    std::vector<std::string> tiles{""};
+    for (const auto& tile : family_named(p.family)->tile_candidates(p)) tiles.push_back(tile);
+    std::vector<std::vector<double>> samples(tiles.size());
+    int ran = 0, best = -1;
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      t.candidates.push_back(measure(o, backend, p, tiles[i], samples[i]));
+      const auto& c = t.candidates.back();
+      if (c.status != "ok" || c.median_s <= 0) continue;  // a candidate that fails its check cannot win
+      ++ran;
+      if (best < 0 || c.median_s < t.candidates[static_cast<std::size_t>(best)].median_s) best = static_cast<int>(i);
+    }
+    const double fallback = t.candidates.front().median_s;
+    // The default stays unless the fastest candidate beats it beyond noise.
+    if (best > 0 && fallback > 0) {
+      const auto& b = t.candidates[static_cast<std::size_t>(best)];
+      const bool beyond_noise = b.median_s < (1 - kMinGain) * fallback &&
+                                mann_whitney_p(samples.front(), samples[static_cast<std::size_t>(best)]) < kSignificance;
+      if (!beyond_noise) best = 0;
+    }
+    if (best >= 0) t.tile = tiles[static_cast<std::size_t>(best)];
+    if (!ran) {
+      fmt::print("{:<56}  no candidate ran: {}\n", p.name(), t.candidates.front().reason);
+      continue;
+    }
+    const double chosen_s = t.candidates[static_cast<std::size_t>(best)].median_s;
+    fmt::print("{:<56}  {:>10}  {:>10}  {:>8}  {} ({} of {} ran)\n", p.name(), fallback > 0 ? format_duration(fallback) : "-",
+               format_duration(chosen_s), fallback > 0 ? fmt::format("x{:.2f}", fallback / chosen_s) : "-",
+               t.tile.empty() ? "default" : t.tile, ran, tiles.size());
+    chosen[p.name()] = std::move(t);
+  }
+  if (chosen.empty()) return kExitFailure;
+  save_tuning(path, backend.fingerprint(), chosen);
+  fmt::print(stderr, "rooftop: wrote {} ({} point(s)); `rooftop run` on this device uses it\n", path.string(), chosen.size());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("tune", "Time each tunable point's candidate tiles on this device and keep the fastest "
+                                         "checked one for `run`");
+  auto flags = std::make_shared<TuneFlags>();
+  auto& o = flags->options;
+  o.repetitions = 5;
+  cmd->add_option("--suite", o.suites, "Suites (attention has tiles)")->delimiter(',')->required();
+  cmd->add_option("--backend", o.backend, "Backend")->capture_default_str();
+  cmd->add_option("--tier", flags->tier, "smoke, quick or full: whose points to tune")->capture_default_str();
+  cmd->add_option("--filter", o.filter, "Regular expression searched in point names");
+  cmd->add_option("--dtype", o.dtypes, "Only these dtypes")->delimiter(',');
+  cmd->add_option("--shape", o.shapes, "These shapes instead of the tier's sweep")->delimiter(',');
+  cmd->add_option("--repetitions", o.repetitions, "Repetitions per candidate")->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--min-time", flags->min_time, "Seconds per repetition (default set by the tier)")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([flags, &exit_code] { exit_code = execute_tune(*flags); });
+}
+
+}  // namespace rooftop::cli

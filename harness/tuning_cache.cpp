@@ -1,0 +1,61 @@
+#include "harness/tuning_cache.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/atomic_file.hpp"
+#include "harness/errors.hpp"
+#include "harness/json_file.hpp"
+#include "harness/paths.hpp"
+
+namespace rooftop {
+
+std::filesystem::path tuning_cache_path(const std::string& fingerprint) {
+  return rooftop_home() / "tuning" / (checked_path_component(fingerprint, "device fingerprint") + ".json");
+}
+
+std::map<std::string, TunedPoint> load_tuning(const std::filesystem::path& path) {
+  std::map<std::string, TunedPoint> points;
+  if (!std::filesystem::exists(path)) return points;
+  const auto j = read_json_file(path, "tuning file");
+  const auto bad = [&](const std::string& what) {
+    return InputError(fmt::format("{}: {}; delete it and run `rooftop tune` again", path.string(), what));
+  };
+  if (!j.is_object() || !j.contains("points") || !j["points"].is_object()) throw bad("no 'points' object: not a tuning file");
+  for (const auto& [name, p] : j["points"].items()) {
+    if (!p.is_object() || !p.contains("tile") || !p["tile"].is_string())
+      throw bad(fmt::format("field 'points.{}.tile' must be a string", name));
+    TunedPoint t;
+    t.tile = p["tile"].get<std::string>();
+    t.tuned_at = p.value("tuned_at", std::string());
+    t.rooftop_version = p.value("rooftop", std::string());
+    for (const auto& c : p.value("candidates", nlohmann::ordered_json::array()))
+      t.candidates.push_back({c.value("tile", std::string()), c.value("status", std::string()), c.value("median_s", 0.0),
+                              c.value("reason", std::string())});
+    points[name] = std::move(t);
+  }
+  return points;
+}
+
+void save_tuning(const std::filesystem::path& path, const std::string& fingerprint,
+                 const std::map<std::string, TunedPoint>& points) {
+  auto kept = load_tuning(path);
+  for (const auto& [name, t] : points) kept[name] = t;
+  nlohmann::ordered_json j = {{"fingerprint", fingerprint}, {"points", nlohmann::ordered_json::object()}};
+  for (const auto& [name, t] : kept) {
+    auto candidates = nlohmann::ordered_json::array();
+    for (const auto& c : t.candidates) {
+      nlohmann::ordered_json row = {{"tile", c.tile}, {"status", c.status}};
+      if (c.status == "ok") row["median_s"] = c.median_s;
+      else row["reason"] = c.reason;
+      candidates.push_back(row);
+    }
+    j["points"][name] = {{"tile", t.tile}, {"tuned_at", t.tuned_at}, {"rooftop", t.rooftop_version},
+                         {"candidates", candidates}};
+  }
+  std::filesystem::create_directories(path.parent_path());
+  write_file_atomically(path, j.dump(2) + "\n");
+}
+
+}  // namespace rooftop

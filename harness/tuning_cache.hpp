@@ -1,0 +1,35 @@
+#pragma once
+// The tile choices `rooftop tune` made on a device, with their evidence, in
+// $ROOFTOP_HOME/tuning/<fingerprint>.json: for each tuned point, the tile that won and every
+// candidate's median time (or why it did not run). `rooftop run` on that device runs each
+// tuned point with its choice.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rooftop {
+
+struct TileCandidate {
+  std::string tile;     // empty: the point's default
+  std::string status;   // ok, failed, skipped, error
+  double median_s = 0;  // ok only
+  std::string reason;   // why it did not run or failed
+};
+
+struct TunedPoint {
+  std::string tile;  // the winner (empty: the default won)
+  std::string tuned_at, rooftop_version;
+  std::vector<TileCandidate> candidates;
+};
+
+std::filesystem::path tuning_cache_path(const std::string& fingerprint);
+
+// The choices kept for a device, by point name; empty when the file does not exist.
+// Throws InputError naming the file and the way out when it is not a tuning file.
+std::map<std::string, TunedPoint> load_tuning(const std::filesystem::path& path);
+// Writes `points` over the kept ones of the same names (others stay), atomically.
+void save_tuning(const std::filesystem::path& path, const std::string& fingerprint,
+                 const std::map<std::string, TunedPoint>& points);
+
+}  // namespace rooftop
