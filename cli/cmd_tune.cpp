@@ -5,6 +5,7 @@
 // `rooftop run` then uses.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -81,39 +82,52 @@ int execute_tune(TuneFlags& f) {
   }
   const auto path = tuning_cache_path(backend.fingerprint());
   std::map<std::string, TunedPoint> chosen;
-  fmt::print("{:<56}  {:>10}  {:>10}  {:>8}  {}\n", "point", "default", "chosen", "speed-up", "tile");
+  std::size_t width = 5;
+  for (const auto& p : tunable) width = std::max(width, p.name().size());
+  fmt::print("{:<{}}  {:>10}  {:>10}  {:>8}  {}\n", "point", width, "default", "chosen", "speed-up", "tile");
   for (const auto& p : tunable) {
     TunedPoint t;
     t.tuned_at = utc_now_iso8601();
     t.rooftop_version = kVersion;
     std::vector<std::string> tiles{""};
     for (const auto& tile : family_named(p.family)->tile_candidates(p)) tiles.push_back(tile);
+    // The default is measured first and again last: a machine that drifts while the
+    // candidates run would otherwise credit its drift to the tile that ran when it was fast.
+    tiles.push_back("");
     std::vector<std::vector<double>> samples(tiles.size());
-    int ran = 0, best = -1;
+    int ran = 0, best = -1;  // best: the fastest candidate that ran and passed its check
     for (std::size_t i = 0; i < tiles.size(); ++i) {
       t.candidates.push_back(measure(o, backend, p, tiles[i], samples[i]));
       const auto& c = t.candidates.back();
       if (c.status != "ok" || c.median_s <= 0) continue;  // a candidate that fails its check cannot win
-      ++ran;
-      if (best < 0 || c.median_s < t.candidates[static_cast<std::size_t>(best)].median_s) best = static_cast<int>(i);
+      if (i + 1 < tiles.size()) ++ran;
+      if (!tiles[i].empty() && (best < 0 || c.median_s < t.candidates[static_cast<std::size_t>(best)].median_s))
+        best = static_cast<int>(i);
     }
-    const double fallback = t.candidates.front().median_s;
-    // The default stays unless the fastest candidate beats it beyond noise.
-    if (best > 0 && fallback > 0) {
+    std::vector<double> fallback_samples = samples.front();
+    fallback_samples.insert(fallback_samples.end(), samples.back().begin(), samples.back().end());
+    const double fallback = fallback_samples.empty() ? 0.0 : median(fallback_samples);
+    double fastest_default = fallback;
+    for (const auto& c : {t.candidates.front(), t.candidates.back()})
+      if (c.median_s > 0) fastest_default = std::min(fastest_default, c.median_s);
+    // The default stays unless the fastest candidate beats both of its measurements beyond
+    // noise; where the default itself did not run, the fastest candidate that did.
+    int choice = 0;
+    if (best > 0) {
       const auto& b = t.candidates[static_cast<std::size_t>(best)];
-      const bool beyond_noise = b.median_s < (1 - kMinGain) * fallback &&
-                                mann_whitney_p(samples.front(), samples[static_cast<std::size_t>(best)]) < kSignificance;
-      if (!beyond_noise) best = 0;
+      if (fallback <= 0 || (b.median_s < (1 - kMinGain) * fastest_default &&
+                            mann_whitney_p(fallback_samples, samples[static_cast<std::size_t>(best)]) < kSignificance))
+        choice = best;
     }
-    if (best >= 0) t.tile = tiles[static_cast<std::size_t>(best)];
+    t.tile = tiles[static_cast<std::size_t>(choice)];
     if (!ran) {
-      fmt::print("{:<56}  no candidate ran: {}\n", p.name(), t.candidates.front().reason);
+      fmt::print("{:<{}}  no candidate ran: {}\n", p.name(), width, t.candidates.front().reason);
       continue;
     }
-    const double chosen_s = t.candidates[static_cast<std::size_t>(best)].median_s;
-    fmt::print("{:<56}  {:>10}  {:>10}  {:>8}  {} ({} of {} ran)\n", p.name(), fallback > 0 ? format_duration(fallback) : "-",
+    const double chosen_s = choice > 0 ? t.candidates[static_cast<std::size_t>(choice)].median_s : fallback;
+    fmt::print("{:<{}}  {:>10}  {:>10}  {:>8}  {} ({} of {} ran)\n", p.name(), width, fallback > 0 ? format_duration(fallback) : "-",
                format_duration(chosen_s), fallback > 0 ? fmt::format("x{:.2f}", fallback / chosen_s) : "-",
-               t.tile.empty() ? "default" : t.tile, ran, tiles.size());
+               t.tile.empty() ? "default" : t.tile, ran, tiles.size() - 1);
     chosen[p.name()] = std::move(t);
   }
   if (chosen.empty()) return kExitFailure;
