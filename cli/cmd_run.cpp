@@ -94,7 +94,12 @@ int execute_run(RunFlags& f) {
   // Tiles `rooftop tune` chose for this device; tunable points without one run their default
   // and their results say so.
   const auto tuning_file = tuning_cache_path(backend.fingerprint());
-  const auto tuned = load_tuning(tuning_file);
+  std::map<std::string, TunedPoint> tuned;
+  try {
+    tuned = load_tuning(tuning_file);
+  } catch (const InputError& e) {  // a gemm or collectives run must not fail for a broken tuning file
+    if (writer) fmt::print(stderr, "rooftop: warning: {}; tunable points run their default tiles\n", e.what());
+  }
   for (const auto& [name, t] : tuned) o.tiles[name] = {t.tile, "tuned " + t.tuned_at};
   if (!tuned.empty() && writer) fmt::print(stderr, "rooftop: tuned tiles for {} point(s) from {}\n", tuned.size(), tuning_file.string());
   const auto lookup = find_profile(backend, f.profile);

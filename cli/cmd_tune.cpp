@@ -81,7 +81,9 @@ int execute_tune(TuneFlags& f) {
     return kExitUsage;
   }
   const auto path = tuning_cache_path(backend.fingerprint());
+  load_tuning(path);  // a broken file is said now, not after minutes of timing
   std::map<std::string, TunedPoint> chosen;
+  std::vector<std::string> dropped;  // points tuned before whose tuning could not run now
   std::size_t width = 5;
   for (const auto& p : tunable) width = std::max(width, p.name().size());
   fmt::print("{:<{}}  {:>10}  {:>10}  {:>8}  {}\n", "point", width, "default", "chosen", "speed-up", "tile");
@@ -113,15 +115,21 @@ int execute_tune(TuneFlags& f) {
     // The default stays unless the fastest candidate beats both of its measurements beyond
     // noise; where the default itself did not run, the fastest candidate that did.
     int choice = 0;
-    if (best > 0) {
+    const bool default_failed = t.candidates.front().status == "failed" || t.candidates.back().status == "failed";
+    if (best > 0 && !default_failed) {
       const auto& b = t.candidates[static_cast<std::size_t>(best)];
       if (fallback <= 0 || (b.median_s < (1 - kMinGain) * fastest_default &&
                             mann_whitney_p(fallback_samples, samples[static_cast<std::size_t>(best)]) < kSignificance))
         choice = best;
     }
     t.tile = tiles[static_cast<std::size_t>(choice)];
-    if (!ran) {
-      fmt::print("{:<{}}  no candidate ran: {}\n", p.name(), width, t.candidates.front().reason);
+    // A default that fails its check is a bug to see, not a tile to tune around; a point no
+    // tile ran for keeps no choice (an older one is dropped).
+    if (!ran || default_failed) {
+      fmt::print("{:<{}}  not tuned: {}\n", p.name(), width,
+                 default_failed ? "its default failed its check (" + t.candidates.front().reason + ")"
+                                : "no candidate ran (" + t.candidates.front().reason + ")");
+      dropped.push_back(p.name());
       continue;
     }
     const double chosen_s = choice > 0 ? t.candidates[static_cast<std::size_t>(choice)].median_s : fallback;
@@ -130,8 +138,8 @@ int execute_tune(TuneFlags& f) {
                t.tile.empty() ? "default" : t.tile, ran, tiles.size() - 1);
     chosen[p.name()] = std::move(t);
   }
+  save_tuning(path, backend.fingerprint(), chosen, dropped);
   if (chosen.empty()) return kExitFailure;
-  save_tuning(path, backend.fingerprint(), chosen);
   fmt::print(stderr, "rooftop: wrote {} ({} point(s)); `rooftop run` on this device uses it\n", path.string(), chosen.size());
   return kExitOk;
 }

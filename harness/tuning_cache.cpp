@@ -15,17 +15,15 @@ std::filesystem::path tuning_cache_path(const std::string& fingerprint) {
   return rooftop_home() / "tuning" / (checked_path_component(fingerprint, "device fingerprint") + ".json");
 }
 
-std::map<std::string, TunedPoint> load_tuning(const std::filesystem::path& path) {
-  std::map<std::string, TunedPoint> points;
-  if (!std::filesystem::exists(path)) return points;
-  const auto j = read_json_file(path, "tuning file");
-  const auto bad = [&](const std::string& what) {
-    return InputError(fmt::format("{}: {}; delete it and run `rooftop tune` again", path.string(), what));
-  };
-  if (!j.is_object() || !j.contains("points") || !j["points"].is_object()) throw bad("no 'points' object: not a tuning file");
+namespace {
+InputError bad_tuning_file(const std::filesystem::path& path, const std::string& what) {
+  return InputError(fmt::format("{}: {}; delete it and run `rooftop tune` again", path.string(), what));
+}
+
+void read_points(const nlohmann::ordered_json& j, std::map<std::string, TunedPoint>& points, const std::filesystem::path& path) {
   for (const auto& [name, p] : j["points"].items()) {
     if (!p.is_object() || !p.contains("tile") || !p["tile"].is_string())
-      throw bad(fmt::format("field 'points.{}.tile' must be a string", name));
+      throw bad_tuning_file(path, fmt::format("field 'points.{}.tile' must be a string", name));
     TunedPoint t;
     t.tile = p["tile"].get<std::string>();
     t.tuned_at = p.value("tuned_at", std::string());
@@ -35,13 +33,29 @@ std::map<std::string, TunedPoint> load_tuning(const std::filesystem::path& path)
                               c.value("reason", std::string())});
     points[name] = std::move(t);
   }
+}
+
+}  // namespace
+
+std::map<std::string, TunedPoint> load_tuning(const std::filesystem::path& path) {
+  std::map<std::string, TunedPoint> points;
+  if (!std::filesystem::exists(path)) return points;
+  const auto j = read_json_file(path, "tuning file");
+  if (!j.is_object() || !j.contains("points") || !j["points"].is_object())
+    throw bad_tuning_file(path, "no 'points' object: not a tuning file");
+  try {
+    read_points(j, points, path);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+    throw bad_tuning_file(path, std::string("a field of the wrong type (") + e.what() + ")");
+  }
   return points;
 }
 
 void save_tuning(const std::filesystem::path& path, const std::string& fingerprint,
-                 const std::map<std::string, TunedPoint>& points) {
+                 const std::map<std::string, TunedPoint>& points, const std::vector<std::string>& dropped) {
   auto kept = load_tuning(path);
   for (const auto& [name, t] : points) kept[name] = t;
+  for (const auto& name : dropped) kept.erase(name);
   nlohmann::ordered_json j = {{"fingerprint", fingerprint}, {"points", nlohmann::ordered_json::object()}};
   for (const auto& [name, t] : kept) {
     auto candidates = nlohmann::ordered_json::array();

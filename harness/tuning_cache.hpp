@@ -28,8 +28,9 @@ std::filesystem::path tuning_cache_path(const std::string& fingerprint);
 // The choices kept for a device, by point name; empty when the file does not exist.
 // Throws InputError naming the file and the way out when it is not a tuning file.
 std::map<std::string, TunedPoint> load_tuning(const std::filesystem::path& path);
-// Writes `points` over the kept ones of the same names (others stay), atomically.
+// Writes `points` over the kept ones of the same names and removes `dropped` (others stay),
+// atomically.
 void save_tuning(const std::filesystem::path& path, const std::string& fingerprint,
-                 const std::map<std::string, TunedPoint>& points);
+                 const std::map<std::string, TunedPoint>& points, const std::vector<std::string>& dropped = {});
 
 }  // namespace rooftop

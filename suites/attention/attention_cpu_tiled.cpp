@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <charconv>
 #include <cstring>
 #include <limits>
 
@@ -56,15 +56,20 @@ void to_bf16_row(const float* p, int keys, std::uint16_t* out) {
 OnednnTiledAttention::Tile OnednnTiledAttention::tile_named(const std::string& name) {
   Tile t;
   if (name.empty()) return t;
-  int rows = 0, keys = 0, used = 0;
-  if (std::sscanf(name.c_str(), "m%dn%d%n", &rows, &keys, &used) != 2 || used != static_cast<int>(name.size()))
+  // "m<rows>n<keys>", numbers without leading zeros (so that one tile has one name)
+  const auto number = [&](std::size_t& at, char key, std::int64_t& into) {
+    if (at >= name.size() || name[at] != key || at + 1 >= name.size() || name[at + 1] == '0') return false;
+    const auto [end, ec] = std::from_chars(name.data() + at + 1, name.data() + name.size(), into);
+    at = static_cast<std::size_t>(end - name.data());
+    return ec == std::errc();
+  };
+  std::size_t at = 0;
+  if (!number(at, 'm', t.rows) || !number(at, 'n', t.keys) || at != name.size())
     throw PointSkipped(fmt::format("tile {} names a GPU prefill kernel; the CPU path's tiles are m<rows>n<keys>, e.g. m128n256",
                                    name));
-  if (rows < 16 || rows > 2048 || keys < 16 || keys > 2048 || keys % 16 != 0)
+  if (t.rows < 16 || t.rows > 2048 || t.keys < 16 || t.keys > 2048 || t.keys % 16 != 0)
     throw PointSkipped(fmt::format("tile {}: the CPU path takes 16 to 2048 query rows a task and 16 to 2048 keys a tile "
                                    "(a multiple of 16)", name));
-  t.rows = rows;
-  t.keys = keys;
   return t;
 }
 

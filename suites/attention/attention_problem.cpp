@@ -45,6 +45,9 @@ void validate(const AttentionShape& s) {
 
 Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string_view backend) {
   validate(s);
+  if (backend != "cpu" && !s.tile.empty() && s.tile.find('w') == std::string::npos)
+    throw InputError(fmt::format("tile {} names the CPU path's tiles (m<rows>n<keys>); the {} prefill's are "
+                                 "[wg]m<M>n<N>w<warps>s<stages>, e.g. m128n64w4s2", s.tile, backend));
   Problem p;
   p.family = "attention";
   p.backend = std::string(backend);
