@@ -72,10 +72,18 @@ std::string device_name(const RunResults& run) {
 // Same workload on different devices: family/dtype/shape (the backend may differ).
 std::string workload_key(const ResultRecord& r) { return r.problem.family + "/" + std::string(dtype_name(r.problem.dtype)) + "/" + r.problem.shape; }
 
+// kainjow's set(), push_back() and list constructor copy their argument: a 10,000-result
+// table was copied whole three times. list_of and put move instead; the const_casts are on
+// objects these functions own.
 data list_of(std::vector<data> items) {
   data l{data::type::list};
-  for (auto& i : items) l << i;
+  const_cast<kainjow::mustache::basic_list<std::string>&>(l.list_value()).swap(items);
   return l;
+}
+
+void put(data& object, const std::string& name, data&& value) {
+  object.set(name, data{false});
+  *const_cast<data*>(object.get(name)) = std::move(value);
 }
 
 // For a job summary: the results furthest below their roof.
@@ -547,7 +555,11 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   for (const auto& in : inputs)
     if (std::find(fingerprints.begin(), fingerprints.end(), in.run.meta.fingerprint) == fingerprints.end())
       fingerprints.push_back(in.run.meta.fingerprint);
-  data devices{data::type::list}, rows{data::type::list};
+  data devices{data::type::list};
+  std::vector<data> rows;  // reserved: kainjow's move is not noexcept, so a growing vector copies
+  std::size_t result_total = 0;
+  for (const auto& in : inputs) result_total += in.run.results.size();
+  rows.reserve(result_total);
   int row_index = 0, row_count = 0;
   std::vector<OverlayDevice> overlay;  // every device's points on one chart, when there are several
   for (const auto& fp : fingerprints) {
@@ -640,7 +652,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         if (measured) row.set("plotted", true);
         if (const double m = median_clock_mhz(run.results[k]); m > 0 && m < kThrottled * top_clock)
           row.set("throttled", fmt::format("{:.0f} of {:.0f} MHz", m, top_clock));
-        rows.push_back(row);
+        rows.push_back(std::move(row));
         ++row_count;
       }
     }
@@ -696,7 +708,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     section.set("rows", list_of(inference));
     view.set("inference", section);
   }
-  view.set("rows", rows);
+  put(view, "rows", list_of(std::move(rows)));
   view.set("result_count", std::to_string(row_count));
   // Beyond this many rows the table shows pages (the browser lays out each shown row).
   if (row_count > 500) view.set("paged", true);
