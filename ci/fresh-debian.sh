@@ -54,8 +54,8 @@ cleanup() {
   # delete through one that is somehow still there (the path compared as text, not a pattern).
   local mounts
   mounts=$(findmnt -ln -o TARGET)
-  if [[ $'\n'"$mounts" == *$'\n'"$root"* ]]; then
-    echo "ci/fresh-debian.sh: something is still mounted under $root; left in place" >&2
+  if [[ $'\n'"$mounts" == *$'\n'"$work"* ]]; then
+    echo "ci/fresh-debian.sh: something is still mounted under $work; left in place" >&2
   elif $keep; then
     echo "ci/fresh-debian.sh: the root is kept in $root"
   else
@@ -94,7 +94,7 @@ for v in NODE_EXTRA_CA_CERTS SSL_CERT_FILE REQUESTS_CA_BUNDLE; do
   ca_env+=("$v=$f")
 done
 
-run_in_root() {  # run_in_root COMMAND: one README command, from the checkout, as a new user would
+run_in_root() {  # run_in_root COMMAND [ROOT]: one README command, from the checkout, as a new user would
   unshare --mount --propagation private -- /bin/bash -c '
     set -e
     mount -t proc proc "$1/proc"
@@ -104,7 +104,7 @@ run_in_root() {  # run_in_root COMMAND: one README command, from the checkout, a
     shift 2
     exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" "$@" \
       PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-      /bin/bash -c "cd /root/rooftop && set -euo pipefail && $command"' _ "$root" "$1" "${ca_env[@]}"
+      /bin/bash -c "cd /root/rooftop 2>/dev/null || cd /root; set -euo pipefail && $command"' _ "${2:-$root}" "$1" "${ca_env[@]}"
 }
 
 if $first; then
@@ -118,5 +118,18 @@ if $second; then
   echo "  \$ ${readme_commands[1]}"
   run_in_root "${readme_commands[1]}" || fail "the README's second command failed in a fresh Debian 12 root"
   say "second command passed"
+  # The .deb the tests made (downstream.package_deb), installed by apt-get in a second clean
+  # root: its dependencies come from Debian's mirror, nothing from the build.
+  deb=$(ls "$root"/root/rooftop/build-ci/package-out/rooftop_*_amd64.deb 2>/dev/null | head -1)
+  [ -n "$deb" ] || fail "the tests made no .deb (build-ci/package-out; see downstream.package_deb)"
+  pkgroot="$work/pkgroot"
+  say "installing $(basename "$deb") with apt-get in a second minimal Debian 12 root"
+  mmdebstrap --quiet --variant=apt --mode=root bookworm "$pkgroot" \
+    "deb $mirror bookworm main" "deb $mirror bookworm-updates main" "deb ${mirror%/debian}/debian-security bookworm-security main" ||
+    fail "mmdebstrap could not make the package's root"
+  cp "$deb" "$pkgroot/tmp/"
+  run_in_root "export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb") >/dev/null && rooftop --version && rooftop run --suite gemm --shape 96x80x72 --dtype fp32 --repetitions 2 --min-time 0.01 && test -f /usr/include/rooftop/rooftop.hpp" "$pkgroot" ||
+    fail "the .deb did not install or run in a clean Debian 12 root"
+  say "the .deb installed with its dependencies and ran"
 fi
 say "PASSED: the README's commands work on a fresh Debian 12"

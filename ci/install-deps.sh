@@ -14,7 +14,7 @@ packages=(build-essential cmake ninja-build git ca-certificates
   libbenchmark-dev libdnnl-dev ocl-icd-opencl-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
   libkainjow-mustache-dev libre2-dev libsqlite3-dev pkgconf python3 libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(python3-jsonschema chromium)
+  packages+=(python3-jsonschema chromium file)  # file: CPack's .deb reads the binaries' dependencies with it
   command -v npm >/dev/null || packages+=(nodejs npm)
 fi
 $sudo apt-get update -qq

@@ -17,7 +17,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 root=$stage/$name
 
-cmake --install "$build" --prefix "$root" >/dev/null
+# The program and its data; the development files (library, headers, CMake package) stay out.
+cmake --install "$build" --prefix "$root" --component Unspecified >/dev/null
 mkdir -p "$root/lib"
 for exe in "$root"/bin/*; do
   ldd "$exe" | awk '/=> \// {print $3}'

@@ -16,6 +16,8 @@ void add_calibrate_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
 void add_history_command(CLI::App& app, int& exit_code);
 void add_tune_command(CLI::App& app, int& exit_code);
+// A suite's perf test for CTest: its baseline, a run and the gate (rooftop_add_perf_test).
+void add_perf_test_command(CLI::App& app, int& exit_code);
 // `benchmark_args` are the --benchmark_* flags taken out of argv for Google Benchmark.
 void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::string>& benchmark_args,
                      const std::string& command_line);

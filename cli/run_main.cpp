@@ -1,0 +1,103 @@
+// rooftop::run_main: the command line, over the built-in suites (the rooftop program) or a
+// program's own benchmarks declared through the public API (rooftop::main).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "api/declared_benchmarks.hpp"
+#include "devices/devices.hpp"
+#include "cli/commands.hpp"
+#include "harness/errors.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/version.hpp"
+
+namespace {
+constexpr const char* kExitCodesHelp =
+    "Exit codes:\n"
+    "  0    run: every point ran and passed its check; gate/compare/ab: no regression\n"
+    "  1    run: a point failed its correctness check or could not run; gate/compare/ab: a FAIL;\n"
+    "       history check: a new change point that is a slowdown; tune: no candidate of any point ran\n"
+    "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file,\n"
+    "       a baseline of another device, tier or schema; gate/compare: nothing in common;\n"
+    "       tune: nothing tunable in the run\n"
+    "       an output that cannot be written\n"
+    "  3    gate, perf-test: no baseline for this device (the message gives the command to make one);\n"
+    "       perf-test: also when the backend's device is not here (CTest's SKIP)\n"
+    "  4    the backend's device is not here (no GPU or no driver); other backends still run\n"
+    "  5    collectives: a rank died or hung past --comm-timeout; the finished points were kept\n"
+    "  130  interrupted (Ctrl-C); the results of the points that finished were kept\n"
+    "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"
+    "--benchmark_enable_random_interleaving=true); suites with a loop of their own (collectives,\n"
+    "inference) take --benchmark_filter, --benchmark_repetitions and --benchmark_min_time only.";
+}  // namespace
+
+int rooftop::run_main(int argc, char** argv) {
+  rooftop::register_all_backends();
+  try {
+    rooftop::register_declared_benchmarks();
+  } catch (const rooftop::InputError& e) {
+    fmt::print(stderr, "rooftop: error: {}\n", e.what());
+    return rooftop::kExitUsage;
+  }
+
+  // Google Benchmark's own flags go to it; the rest is rooftop's.
+  std::vector<std::string> benchmark_args, args;
+  // The program's own name: "rooftop", or a downstream project's benchmark program.
+  const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "rooftop";
+  std::string command_line = program;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    command_line += " " + a;
+    (a.rfind("--benchmark_", 0) == 0 ? benchmark_args : args).push_back(a);
+  }
+
+  CLI::App app{"rooftop: benchmarks of AI workloads (GEMM, attention, collectives, inference) with roofline reporting"};
+  app.name(program);
+  app.footer(kExitCodesHelp);
+  const std::string version = fmt::format("rooftop {}+{}", rooftop::kVersion, rooftop::kGitCommit);
+  app.set_version_flag("--version", program == "rooftop" ? version : program + " (" + version + ")");
+  app.require_subcommand(1);
+  int exit_code = rooftop::kExitOk;
+  rooftop::cli::add_list_command(app, exit_code);
+  rooftop::cli::add_info_command(app, exit_code);
+  rooftop::cli::add_characterize_command(app, exit_code);
+  rooftop::cli::add_run_command(app, exit_code, benchmark_args, command_line);
+  rooftop::cli::add_baseline_command(app, exit_code);
+  rooftop::cli::add_gate_commands(app, exit_code);
+  rooftop::cli::add_ab_command(app, exit_code);
+  rooftop::cli::add_calibrate_command(app, exit_code);
+  rooftop::cli::add_report_command(app, exit_code);
+  rooftop::cli::add_history_command(app, exit_code);
+  rooftop::cli::add_tune_command(app, exit_code);
+  rooftop::cli::add_perf_test_command(app, exit_code);
+
+  // CLI11 says "A subcommand is required" for a misspelt one: name it and the choices.
+  std::vector<std::string> names;
+  for (const auto* s : app.get_subcommands({})) names.push_back(s->get_name());
+  if (!args.empty() && !args.front().starts_with("-") &&
+      std::find(names.begin(), names.end(), args.front()) == names.end()) {
+    fmt::print(stderr, "rooftop: error: unknown command '{}': choose one of {}\n", args.front(), fmt::join(names, ", "));
+    return rooftop::kExitUsage;
+  }
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last-first
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? rooftop::kExitOk : rooftop::kExitUsage;
+  } catch (const rooftop::InputError& e) {
+    fmt::print(stderr, "rooftop: error: {}\n", e.what());
+    return rooftop::kExitUsage;
+  } catch (const rooftop::DeviceUnavailable& e) {
+    fmt::print(stderr, "rooftop: error: {}\n", e.what());
+    return rooftop::kExitNoDevice;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rooftop: error: {}\n", e.what());
+    return rooftop::kExitFailure;
+  }
+  return exit_code;
+}
