@@ -161,8 +161,8 @@ void register_declared_benchmarks() {
     check_declaration(b);
     register_family(make_family(b));
     register_implementation(b.name(), b.backend_name(), [&b](const Problem& p, const SetupContext& s) -> std::unique_ptr<Instance> {
-      AxisValues values;
-      for (const auto& [name, value] : p.params.items()) values.emplace_back(name, value.get<std::int64_t>());
+      AxisValues values;  // the declared axes only: a backend may add parameters of its own (the cache policy)
+      for (const auto& a : b.axes()) values.emplace_back(a.name, p.params.at(a.name).get<std::int64_t>());
       try {
         return std::make_unique<DeclaredInstance>(b.setup_function()(Point(values, std::string(dtype_name(p.dtype)), p.backend), s.seed));
       } catch (const Skip& e) {

@@ -97,10 +97,10 @@ void add_baseline_command(CLI::App& app, int& exit_code) {
       // Google Benchmark's interleaving for its own loop; suites with a loop of their own refuse it.
       const Family* family = suite->empty() ? nullptr : family_named(*suite);
       const bool kernel_loop = !family || family->measurement == Measurement::kernel_loop;
-      fmt::print(stderr, "no baseline{} for {} in {}: make one with `rooftop run --suite {} --backend {} --tier quick{} "
-                         "--out r.json && rooftop baseline update r.json --baselines {}`\n",
+      fmt::print(stderr, "no baseline{0} for {1} in {2}: make one with `{6} run --suite {3} --backend {4} --tier quick{5} "
+                         "--out r.json && {6} baseline update r.json --baselines {2}`\n",
                  suite->empty() ? "" : " of " + *suite, b.fingerprint(), *store, suite->empty() ? "SUITE" : *suite, *backend,
-                 kernel_loop ? " --benchmark_enable_random_interleaving=true" : "", *store);
+                 kernel_loop ? " --benchmark_enable_random_interleaving=true" : "", program_name());
       exit_code = kExitNoBaseline;
       return;
     }

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/program_name.hpp"
+
 namespace rooftop::cli {
 
 void add_list_command(CLI::App& app, int& exit_code);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "harness/baselines.hpp"
+#include "cli/program_name.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/paths.hpp"
@@ -25,9 +26,9 @@ std::string make_baseline_hint(const RunResults& run, const fs::path& store) {
     list += (list.empty() ? "" : ",") + s;
     if (const auto* f = family_named(s); f && f->measurement != Measurement::kernel_loop) kernel_loop = false;
   }
-  return fmt::format("rooftop run --suite {} --backend {} --tier {}{} --out baseline-run.json "
-                     "&& rooftop baseline update baseline-run.json --baselines {}",
-                     list, run.meta.backend, run.meta.tier,
+  return fmt::format("{0} run --suite {1} --backend {2} --tier {3}{4} --out baseline-run.json "
+                     "&& {0} baseline update baseline-run.json --baselines {5}",
+                     program_name(), list, run.meta.backend, run.meta.tier,
                      kernel_loop ? " --benchmark_enable_random_interleaving=true" : "", store.string());
 }
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "cli/program_name.hpp"
 #include "harness/errors.hpp"
 #include "harness/paths.hpp"
 
@@ -12,8 +13,8 @@ namespace rooftop::cli {
 ProfileLookup find_profile(const Backend& backend, const std::string& explicit_path) {
   const auto path = explicit_path.empty() ? default_profile_path(backend.fingerprint()) : std::filesystem::path(explicit_path);
   if (explicit_path.empty() && !std::filesystem::exists(path))
-    return {std::nullopt, fmt::format("no device profile for {} (run `rooftop characterize --backend {}`)",
-                                      backend.fingerprint(), backend.name())};
+    return {std::nullopt, fmt::format("no device profile for {} (run `{} characterize --backend {}`)",
+                                      backend.fingerprint(), program_name(), backend.name())};
   auto profile = load_profile(path);
   if (profile.backend != backend.name() || profile.fingerprint != backend.fingerprint())
     throw InputError(fmt::format("{}: this profile was measured on {} ({}), not on this device {} ({}); "

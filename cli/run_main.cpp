@@ -49,6 +49,7 @@ int rooftop::run_main(int argc, char** argv) {
   // The program's own name: "rooftop", or a downstream project's benchmark program.
   const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "rooftop";
   std::string command_line = program;
+  rooftop::cli::set_program_name(program);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     command_line += " " + a;
