@@ -7,7 +7,8 @@
 #
 #   ci/fresh-debian.sh            both commands: the main job (install, build rooftop,
 #                                 characterize, run, report) and the tests (install --tests,
-#                                 build, ctest)
+#                                 build, ctest); then the .deb the tests made, installed with
+#                                 apt-get in a second minimal root, and its rooftop run
 #   ci/fresh-debian.sh --first    the main job only
 #   ci/fresh-debian.sh --second   the tests only
 #   ci/fresh-debian.sh --keep     leave the root in $TMPDIR for a look afterwards
