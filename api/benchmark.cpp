@@ -62,9 +62,10 @@ Benchmark& Benchmark::axis(std::string name, std::vector<std::int64_t> values, T
   return *this;
 }
 
+// 2^first .. 2^last (exponents below 0 are left out: axes are positive integers).
 Benchmark& Benchmark::power_of_two_axis(std::string name, int first, int last) {
   std::vector<std::int64_t> values;
-  for (int e = first; e <= last && e < 62; ++e) values.push_back(std::int64_t{1} << std::max(e, 0));
+  for (int e = std::max(first, 0); e <= last && e < 62; ++e) values.push_back(std::int64_t{1} << e);
   return axis(std::move(name), std::move(values));
 }
 

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <charconv>
+#include <set>
+#include <stdexcept>
 
 #include "api/declared_benchmarks.hpp"
 #include "harness/backend.hpp"
@@ -71,6 +73,7 @@ std::vector<AxisValues> product(const Benchmark& b, const std::vector<std::vecto
 // A user's --shape: the axes' values in declaration order, joined by 'x' ("4096x8192").
 AxisValues parse_shape(const Benchmark& b, std::string_view shape) {
   AxisValues values;
+  if (b.axes().empty()) throw InputError(fmt::format("{}: has no axes, so no shapes: leave --shape out", b.name()));
   std::size_t start = 0;
   for (std::size_t i = 0; i < b.axes().size(); ++i) {
     const auto end = i + 1 < b.axes().size() ? shape.find('x', start) : shape.size();
@@ -79,7 +82,7 @@ AxisValues parse_shape(const Benchmark& b, std::string_view shape) {
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (end == std::string_view::npos || text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v <= 0)
       throw InputError(fmt::format("{}: bad shape '{}': write the axes' values as positive integers joined by 'x' ({})",
-                                   b.name(), shape, b.axes().empty() ? "no axes: leave --shape out" : "e.g. " + [&] {
+                                   b.name(), shape, "e.g. " + [&] {
                                      std::vector<std::string> ex;
                                      for (const auto& a : b.axes()) ex.push_back(std::to_string(a.values.empty() ? 1 : a.values.front()));
                                      return fmt::format("{}", fmt::join(ex, "x"));
@@ -91,15 +94,32 @@ AxisValues parse_shape(const Benchmark& b, std::string_view shape) {
 }
 
 // A Case behind the harness's Instance.
+// A Case's Skip becomes the harness's; anything else not a std::exception becomes one, so
+// a throw of any type is one point's error, not the end of the run.
+template <class F>
+auto guarded(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Skip& e) {
+    throw PointSkipped(e.what());
+  } catch (const std::exception&) {
+    throw;
+  } catch (...) {
+    throw std::runtime_error("the benchmark threw something that is not a std::exception");
+  }
+}
+
 class DeclaredInstance final : public Instance {
  public:
   explicit DeclaredInstance(std::unique_ptr<Case> c) : case_(std::move(c)) {}
   std::string implementation() const override { return case_->implementation(); }
   Correctness check() override {
-    const Check c = case_->check();
-    return {c.passed, c.elements_checked, c.elements_total, c.max_abs_error, c.max_error_ratio, c.tolerance, c.worst_element};
+    const Check c = guarded([&] { return case_->check(); });
+    const bool passed = c.elements_checked > 0 && c.max_error_ratio <= 1.0;  // false for NaN too
+    return {passed, c.elements_checked, c.elements_total, c.max_abs_error, c.max_error_ratio,
+            c.elements_checked > 0 ? c.tolerance : "nothing was checked (Check::elements_checked is 0)", c.worst_element};
   }
-  void run() override { case_->run(); }
+  void run() override { guarded([&] { case_->run(); }); }
 
  private:
   std::unique_ptr<Case> case_;
@@ -121,13 +141,35 @@ void check_declaration(const Benchmark& b) {
   if (std::find(built.begin(), built.end(), b.backend_name()) == built.end())
     throw InputError(fmt::format("{}: backend '{}' is not in this build of rooftop (built: {})", where, b.backend_name(),
                                  fmt::join(built, ", ")));
+  // Parameters the harness writes or reads in every point: an axis of that name would clash.
+  static const std::set<std::string> kReserved{"cache", "tile", "tile_source", "of", "stage", "link", "bus_factor",
+                                               "tokens_per_iteration", "kind", "ranks"};
   for (const auto& a : b.axes()) {
     if (a.name.empty() || a.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
       throw InputError(fmt::format("{}: axis '{}': name axes with lower-case letters and '_'", where, a.name));
-    bool empty = a.values.empty();
-    for (const auto& t : a.per_tier) empty = empty || t.second.empty();
-    for (const auto& v : a.values) empty = empty || v <= 0;
-    if (empty) throw InputError(fmt::format("{}: axis '{}' needs positive values in every tier", where, a.name));
+    if (kReserved.count(a.name))
+      throw InputError(fmt::format("{}: axis '{}': the harness keeps that parameter name; choose another", where, a.name));
+    std::vector<const std::vector<std::int64_t>*> lists{&a.values};
+    for (const auto& t : a.per_tier) lists.push_back(&t.second);
+    for (const auto* values : lists) {
+      const std::set<std::int64_t> distinct(values->begin(), values->end());
+      if (values->empty() || *distinct.begin() <= 0 || distinct.size() != values->size())
+        throw InputError(fmt::format("{}: axis '{}' needs distinct positive values, in every tier", where, a.name));
+    }
+  }
+  // The work of a first point, so an axis name misspelt in work() shows now, not mid-run.
+  {
+    AxisValues first;
+    for (const auto& a : b.axes()) first.emplace_back(a.name, a.values.front());
+    try {
+      const Work w = b.work_function()(Point(first, b.dtype_names().front(), b.backend_name()));
+      if (!(w.flops >= 0) || !(w.bytes > 0))
+        throw InputError(fmt::format("{}: work() gave {} FLOPs and {} bytes: bytes must be positive", where, w.flops, w.bytes));
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("{}: work() failed on its first point: {}", where, e.what()));
+    }
   }
 }
 
@@ -163,11 +205,9 @@ void register_declared_benchmarks() {
     register_implementation(b.name(), b.backend_name(), [&b](const Problem& p, const SetupContext& s) -> std::unique_ptr<Instance> {
       AxisValues values;  // the declared axes only: a backend may add parameters of its own (the cache policy)
       for (const auto& a : b.axes()) values.emplace_back(a.name, p.params.at(a.name).get<std::int64_t>());
-      try {
-        return std::make_unique<DeclaredInstance>(b.setup_function()(Point(values, std::string(dtype_name(p.dtype)), p.backend), s.seed));
-      } catch (const Skip& e) {
-        throw PointSkipped(e.what());
-      }
+      auto c = guarded([&] { return b.setup_function()(Point(values, std::string(dtype_name(p.dtype)), p.backend), s.seed); });
+      if (!c) throw std::runtime_error(fmt::format("{}: setup() returned no Case", b.name()));
+      return std::make_unique<DeclaredInstance>(std::move(c));
     });
   }
 }

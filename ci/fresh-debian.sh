@@ -121,7 +121,7 @@ if $second; then
   say "second command passed"
   # The .deb the tests made (downstream.package_deb), installed by apt-get in a second clean
   # root: its dependencies come from Debian's mirror, nothing from the build.
-  deb=$(ls "$root"/root/rooftop/build-ci/package-out/rooftop_*_amd64.deb 2>/dev/null | head -1)
+  deb=$(compgen -G "$root/root/rooftop/build-ci/package-out/rooftop_*_amd64.deb" | head -n 1 || true)
   [ -n "$deb" ] || fail "the tests made no .deb (build-ci/package-out; see downstream.package_deb)"
   pkgroot="$work/pkgroot"
   say "installing $(basename "$deb") with apt-get in a second minimal Debian 12 root"

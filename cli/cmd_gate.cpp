@@ -80,8 +80,10 @@ void add_baseline_command(CLI::App& app, int& exit_code) {
   auto* show = cmd->add_subcommand("show", "List the baselines stored for this device");
   auto backend = std::make_shared<std::string>("cpu");
   auto suite = std::make_shared<std::string>();
+  auto tier = std::make_shared<std::string>();
   show->add_option("--backend", *backend, "Backend whose device is meant")->capture_default_str();
   show->add_option("--suite", *suite, "Only this suite (exit 3 when it has no baseline)");
+  show->add_option("--tier", *tier, "Only baselines of this tier (exit 3 when there is none)");
   show->add_option("--baselines", *store, "Baseline store")->capture_default_str();
   show->callback([=, &exit_code] {
     const auto& b = find_backend(*backend);
@@ -89,6 +91,7 @@ void add_baseline_command(CLI::App& app, int& exit_code) {
     int shown = 0;
     for (const auto& s : found) {
       if (!suite->empty() && s.suite != *suite) continue;
+      if (!tier->empty() && s.tier != *tier) continue;
       fmt::print("{:<12} {:>4} points  tier {:<6} commit {:<14} {}  {}\n", s.suite, s.points, s.tier, s.commit, s.created,
                  s.file.string());
       ++shown;
@@ -97,10 +100,11 @@ void add_baseline_command(CLI::App& app, int& exit_code) {
       // Google Benchmark's interleaving for its own loop; suites with a loop of their own refuse it.
       const Family* family = suite->empty() ? nullptr : family_named(*suite);
       const bool kernel_loop = !family || family->measurement == Measurement::kernel_loop;
-      fmt::print(stderr, "no baseline{0} for {1} in {2}: make one with `{6} run --suite {3} --backend {4} --tier quick{5} "
+      fmt::print(stderr, "no baseline{0}{7} for {1} in {2}: make one with `{6} run --suite {3} --backend {4} --tier {8}{5} "
                          "--out r.json && {6} baseline update r.json --baselines {2}`\n",
                  suite->empty() ? "" : " of " + *suite, b.fingerprint(), *store, suite->empty() ? "SUITE" : *suite, *backend,
-                 kernel_loop ? " --benchmark_enable_random_interleaving=true" : "", program_name());
+                 kernel_loop ? " --benchmark_enable_random_interleaving=true" : "", program_name(),
+                 tier->empty() ? "" : " at tier " + *tier, tier->empty() ? "quick" : *tier);
       exit_code = kExitNoBaseline;
       return;
     }

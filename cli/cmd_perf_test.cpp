@@ -63,7 +63,8 @@ void add_perf_test_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", o->out, "Folder for the results, the gate's Markdown and JUnit")->capture_default_str();
   cmd->callback([o, &exit_code] {
     find_family(o->suite);  // an unknown suite is a usage error, named with the choices
-    const int show = run_self({"baseline", "show", "--suite", o->suite, "--backend", o->backend, "--baselines", o->baselines});
+    const int show = run_self(
+        {"baseline", "show", "--suite", o->suite, "--backend", o->backend, "--tier", o->tier, "--baselines", o->baselines});
     if (show == kExitNoBaseline || show == kExitNoDevice) {
       fmt::print(stderr, "perf-test: SKIP: {}\n", show == kExitNoDevice ? "the backend's device is not here"
                                                                           : "no baseline for this device (see above)");

@@ -17,7 +17,9 @@ fs::path executable_dir() {
 // downstream project's program (whose own folder knows nothing of rooftop's share/).
 fs::path module_dir() {
   Dl_info info{};
-  if (::dladdr(reinterpret_cast<void*>(&module_dir), &info) && info.dli_fname && *info.dli_fname)
+  // For the main program glibc gives argv[0], which may be relative or found on the PATH:
+  // only an absolute path (a shared library's) is taken.
+  if (::dladdr(reinterpret_cast<void*>(&module_dir), &info) && info.dli_fname && info.dli_fname[0] == '/')
     return fs::weakly_canonical(fs::path(info.dli_fname)).parent_path();
   return executable_dir();
 }

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """The libraries include one another in one direction only: harness (the core) includes
 none of the others; devices and reports include the harness; suites the harness and
-devices; only cli (the rooftop command) includes everything. An include against that
-order is a circle in the making: this check names the file and line."""
+devices; api (benchmarks declared by other projects) the harness and devices; only cli
+(the command line) includes everything. The public headers (api/rooftop/, included as
+"rooftop/...") include only each other and the standard library: a downstream project
+has nothing else. An include against that order is a circle in the making: this check
+names the file and line."""
 import pathlib
 import re
 import sys
@@ -12,7 +15,8 @@ ALLOWED = {
     "devices": {"harness", "devices"},
     "reports": {"harness", "reports"},
     "suites": {"harness", "devices", "suites"},
-    "cli": {"harness", "devices", "reports", "suites", "cli"},
+    "api": {"harness", "devices", "api"},
+    "cli": {"harness", "devices", "reports", "suites", "api", "cli"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
 
@@ -27,12 +31,18 @@ def main(root: pathlib.Path) -> int:
                 m = INCLUDE.match(line)
                 if m and m.group(1) in ALLOWED and m.group(1) not in allowed:
                     wrong.append(f"{path.relative_to(root)}:{number}: {layer} includes {m.group(1)}: {line.strip()}")
+    for path in sorted((root / "api" / "rooftop").glob("*.hpp")):
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = re.match(r'^\s*#\s*include\s+"([^"]+)"', line)
+            if m and not m.group(1).startswith("rooftop/"):
+                wrong.append(f"{path.relative_to(root)}:{number}: a public header includes {m.group(1)}: {line.strip()}")
     for w in wrong:
         print(w)
     if wrong:
         print(f"{len(wrong)} include(s) against the layers (harness <- devices, reports <- suites <- cli)")
         return 1
-    print("layers: harness <- devices, reports <- suites <- cli; no include against that order")
+    print("layers: harness <- devices, reports <- suites, api <- cli; public headers self-contained; "
+          "no include against that order")
     return 0
 
 

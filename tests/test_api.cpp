@@ -19,10 +19,11 @@ class Doubling final : public rooftop::Case {
   explicit Doubling(std::int64_t n) : n_(n) {}
   void run() override { ++runs; }
   rooftop::Check check() override {
+    if (n_ == 7) throw rooftop::Skip("n = 7 is skipped in check()");
+    if (n_ == 9) throw 9;  // not a std::exception
     rooftop::Check c;
-    c.passed = n_ % 2 == 0;  // odd n "fails" its check, so both outcomes are seen
-    c.elements_checked = c.elements_total = static_cast<std::uint64_t>(n_);
-    c.max_error_ratio = c.passed ? 0.5 : 2.0;
+    c.elements_checked = c.elements_total = n_ == 11 ? 0 : static_cast<std::uint64_t>(n_);
+    c.max_error_ratio = n_ % 2 == 0 ? 0.5 : 2.0;  // odd n "fails" its check, so both outcomes are seen
     c.tolerance = "exact";
     return c;
   }
@@ -45,6 +46,7 @@ ROOFTOP_BENCHMARK("api_test")
     })
     .setup([](const rooftop::Point& p, std::uint64_t) -> std::unique_ptr<rooftop::Case> {
       if (p.get("m") == 3 && p.dtype() == "bf16") throw rooftop::Skip("no bf16 at m = 3");
+      if (p.get("n") == 13) return nullptr;  // a broken setup
       return std::make_unique<Doubling>(p.get("n"));
     });
 
@@ -107,7 +109,15 @@ TEST_CASE("a declared benchmark's instances run its Case, map its check and its 
   CHECK(passed.passed);
   CHECK(passed.elements_checked == 4);
   CHECK(passed.max_error_ratio == 0.5);
-  CHECK_FALSE((*create)(family.shape_points("5x1", rooftop::Dtype::fp32, {}).front(), {})->check().passed);
+  const auto instance_for = [&](const char* shape) {
+    return (*create)(family.shape_points(shape, rooftop::Dtype::fp32, {}).front(), {});
+  };
+  CHECK_FALSE(instance_for("5x1")->check().passed);
+  CHECK_THROWS_AS(instance_for("7x1")->check(), rooftop::PointSkipped);
+  CHECK_THROWS_AS(instance_for("9x1")->check(), std::runtime_error);
+  const auto nothing = instance_for("11x1")->check();  // nothing checked: not a pass
+  CHECK_FALSE(nothing.passed);
+  CHECK_THAT(nothing.tolerance, Catch::Contains("nothing was checked"));
   CHECK_THROWS_AS((*create)(family.shape_points("4x3", rooftop::Dtype::bf16, {}).front(), {}), rooftop::PointSkipped);
 }
 
@@ -130,9 +140,29 @@ TEST_CASE("declarations that cannot run are refused with the reason", "[api]") {
   refused(rooftop::Benchmark("bad_axis").axis("N", {1}).work(work).setup(setup), "lower-case");
   refused(rooftop::Benchmark("empty_axis").axis("n", {}).work(work).setup(setup), "positive values");
   refused(rooftop::Benchmark("bad_backend").backend("tpu").work(work).setup(setup), "not in this build");
+  refused(rooftop::Benchmark("reserved").axis("cache", {1}).work(work).setup(setup), "keeps that parameter name");
+  refused(rooftop::Benchmark("twice").axis("n", {4, 4}).work(work).setup(setup), "distinct positive");
+  refused(rooftop::Benchmark("tier_zero").axis("n", {4}).axis("n", {0}, rooftop::Tier::full).work(work).setup(setup),
+          "distinct positive");
+  refused(rooftop::Benchmark("misspelt").axis("n", {4}).setup(setup).work([](const rooftop::Point& p) {
+            return rooftop::Work{1, static_cast<double>(p.get("m"))};
+          }),
+          "work() failed on its first point");
+  refused(rooftop::Benchmark("no_bytes").axis("n", {4}).setup(setup).work([](const rooftop::Point&) {
+            return rooftop::Work{1, 0};
+          }),
+          "bytes must be positive");
   CHECK_THROWS_AS(rooftop::check_declaration(rooftop::Benchmark("bad_dtype").dtypes({"fp64"}).work(work).setup(setup)),
                   rooftop::InputError);
   rooftop::check_declaration(rooftop::Benchmark("fine").axis("n", {1, 2}).work(work).setup(setup));
+}
+
+TEST_CASE("a setup that returns no Case is one point's error", "[api]") {
+  register_once();
+  const auto* create = rooftop::find_implementation("api_test", "cpu");
+  REQUIRE(create);
+  CHECK_THROWS_WITH((*create)(rooftop::find_family("api_test").shape_points("13x1", rooftop::Dtype::fp32, {}).front(), {}),
+                    Catch::Contains("returned no Case"));
 }
 
 TEST_CASE("a point names its axes when asked for another", "[api]") {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "harness/errors.hpp"
@@ -74,7 +75,20 @@ TEST_CASE("attention shapes: accepted, and refused with the reason", "[attention
   s = parse_attention_shape("prefill:2x16x16x8192x128:m128n64w4s2");
   CHECK(s.tile == "m128n64w4s2");
   CHECK(make_attention_problem(s, Dtype::bf16, "cuda").shape == "prefill_b2_hq16_hkv16_s8192_d128_full_fused_m128n64w4s2");
-  CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:m128n64w4s2"), Catch::Contains("fused prefill"));
+  CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:m128n64w4s2"), Catch::Contains("split count"));
+  // A CUDA decode tile: its split count, within the split's key limits.
+  s = parse_attention_shape("decode:1x32x8x32768x128:paged16:s64");
+  CHECK(s.tile == "s64");
+  CHECK(make_attention_problem(s, Dtype::bf16, "cuda").shape == "decode_b1_hq32_hkv8_kv32768_d128_paged16_s64");
+  CHECK_THROWS_WITH(make_attention_problem(s, Dtype::bf16, "cpu"), Catch::Contains("CUDA decode"));
+  CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x32768x128:s2"), Catch::Contains("8192 keys"));  // 16384 a split
+  CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:s32"), Catch::Contains("64 to 8192"));  // 32 a split
+  CHECK_THROWS(parse_attention_shape("decode:1x32x8x1024x128:s0"));
+  CHECK_THROWS(parse_attention_shape("decode:1x32x8x1024x128:s08"));
+  CHECK_THROWS(parse_attention_shape("prefill:1x32x8x1024x128:s8"));
+  CHECK(decode_split_candidates(parse_attention_shape("decode:1x32x8x32768x128")) ==
+        std::vector<std::string>{"s4", "s8", "s16", "s32", "s64", "s128", "s256", "s512"});
+  CHECK(decode_split_candidates(parse_attention_shape("decode:8x32x8x100x128")) == std::vector<std::string>{"s1"});
   CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2").tile == "wgm128n128w8s2");
   CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wm128n128w8s2"));
   CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2o").tile == "wgm128n128w8s2o");

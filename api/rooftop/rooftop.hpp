@@ -41,10 +41,9 @@ class Point {
   std::string dtype_, backend_;
 };
 
-// A point's output against a reference: passed when every checked element is within the
-// tolerance (max_error_ratio <= 1).
+// A point's output against a reference. The harness decides: it passes when elements were
+// checked and every one is within the tolerance (max_error_ratio <= 1, not NaN).
 struct Check {
-  bool passed = false;
   std::uint64_t elements_checked = 0;
   std::uint64_t elements_total = 0;
   double max_abs_error = 0;
@@ -56,7 +55,9 @@ struct Check {
 // A point set up with its inputs. The harness calls check() once before timing (poison the
 // output first, so elements the kernel never writes show), then run() in its timed loop.
 // On the cuda backend, run() enqueues on cuda_stream() and returns; the harness times
-// the stream with CUDA events and flushes the L2 between cold launches.
+// the stream with CUDA events and flushes the L2 between cold launches. That stream does
+// not wait for the legacy default stream: copies and memsets go on it too (the Async forms).
+// Either may throw Skip, or any std::exception to record the point as an error.
 class Case {
  public:
   virtual ~Case() = default;
@@ -88,7 +89,8 @@ class Benchmark {
   Benchmark& backend(std::string name);  // "cpu" (the default) or "cuda"
   Benchmark& dtypes(std::vector<std::string> names);  // default {"fp32"}
   // An axis and its values in every tier; the sweep is the product of the axes. The smoke
-  // tier takes each axis's first value.
+  // tier takes each axis's first value. Names: lower-case letters and '_', not one the
+  // harness keeps for itself (cache, tile, of, stage, link, ...); values positive, distinct.
   Benchmark& axis(std::string name, std::vector<std::int64_t> values);
   // The axis's values in one tier, in place of those above.
   Benchmark& axis(std::string name, std::vector<std::int64_t> values, Tier tier);
@@ -124,7 +126,8 @@ class Benchmark {
 };
 
 // Declares a benchmark (at namespace scope, in a static's initialiser; ROOFTOP_BENCHMARK
-// below is that statement). The reference stays valid for the program's life. A name
+// below is that statement; in the program's own sources, not a static library, whose
+// unreferenced objects the linker drops). The reference stays valid for the program's life. A name
 // declared twice, or a declaration that cannot run, is an error when the program starts.
 Benchmark& add_benchmark(std::string name);
 
@@ -140,5 +143,5 @@ int run_main(int argc, char** argv);
 #define ROOFTOP_DETAIL_CONCAT(a, b) ROOFTOP_DETAIL_CONCAT2(a, b)
 // ROOFTOP_BENCHMARK("name").axis(...).work(...).setup(...);  at namespace scope.
 #define ROOFTOP_BENCHMARK(name)                                                                \
-  [[maybe_unused]] static ::rooftop::Benchmark& ROOFTOP_DETAIL_CONCAT(rooftop_benchmark_, __LINE__) = \
+  [[maybe_unused]] static ::rooftop::Benchmark& ROOFTOP_DETAIL_CONCAT(rooftop_benchmark_, __COUNTER__) = \
       ::rooftop::add_benchmark(name)

@@ -28,6 +28,7 @@ inline void fill(std::vector<float>& x, std::vector<float>& w, std::uint64_t see
   for (auto& v : w) v = weight(rng);
 }
 
+// The harness passes the check when every element is within this (max_error_ratio <= 1).
 // The error allowed: a few fp32 roundings per element, plus the sum of squares' rounding,
 // which grows as the square root of the row's length for a tree-like (SIMD) sum.
 inline rooftop::Check compare(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& y,
@@ -52,7 +53,6 @@ inline rooftop::Check compare(const std::vector<float>& x, const std::vector<flo
       }
     }
   }
-  c.passed = c.max_error_ratio <= 1.0;
   return c;
 }
 

@@ -120,7 +120,9 @@ class DecodeCuda final : public Instance {
     v_ = upload(data_.v_pool(), data_.kv_bytes());
     o_ = gpu::DeviceBuffer(data_.q_bytes());
     if (s.block) table_ = upload(data_.block_table().data(), data_.block_table().size() * sizeof(std::int32_t));
-    const int splits = decode_splits(s.b, s.hkv, s.skv, decode_resident_blocks(dtype, s.d, s.group()));
+    // A tuned (or given) split count, else the one that fills whole waves.
+    const int splits = s.tile.empty() ? decode_splits(s.b, s.hkv, s.skv, decode_resident_blocks(dtype, s.d, s.group()))
+                                      : static_cast<int>(split_count(s.tile));
     const auto workspace = static_cast<std::size_t>(decode_workspace_floats(s.b, s.hq, s.hkv, s.d, splits)) * sizeof(float);
     partial_ = gpu::DeviceBuffer(workspace);
     ROOFTOP_GPU_CHECK(cudaMemset(partial_.get(), 0, workspace));

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "harness/dtype.hpp"
+#include "suites/attention/decode_limits.hpp"
 
 namespace rooftop::attention {
 
@@ -30,13 +31,13 @@ struct DecodeArgs {
 // The largest group (Hq / Hkv) the kernel keeps in registers.
 inline constexpr std::int64_t kMaxDecodeGroup = 8;
 // The most keys one split walks: its paged block ids fit in shared memory.
-inline constexpr std::int64_t kMaxSplitKeys = 8192;
+inline constexpr std::int64_t kMaxSplitKeys = kDecodeMaxSplitKeys;
 // Blocks of the split kernel the whole GPU holds at once, for this dtype, head dim and group.
 int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group);
 // The fewest keys a split walks: one stage of the tensor-core kernel's ring. Few (batch, KV
 // head) pairs need that many splits to fill the GPU (B = 1 at 512 keys: 16 blocks of 256
 // keys left 116 of the H100's 132 multiprocessors idle).
-inline constexpr std::int64_t kMinSplitKeys = 64;
+inline constexpr std::int64_t kMinSplitKeys = kDecodeMinSplitKeys;
 // Splits of the cache per (batch, KV head): each split kMinSplitKeys to kMaxSplitKeys keys,
 // chosen so the blocks fill whole waves of `resident_blocks` (a 40%-full last wave cost a fifth).
 int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int resident_blocks);

@@ -25,6 +25,26 @@ Work attention_work(const AttentionShape& s, Dtype dtype) {
   return {4.0 * static_cast<double>(s.b * s.hq) * pairs * static_cast<double>(s.d), (2 * q + 2 * kv) * in};
 }
 
+bool is_split_count(std::string_view t) {
+  return t.size() >= 2 && t.size() <= 6 && t[0] == 's' && t[1] != '0' &&
+         t.find_first_not_of("0123456789", 1) == std::string_view::npos;
+}
+std::int64_t split_count(std::string_view t) { return std::stoll(std::string(t.substr(1))); }
+
+namespace {
+bool splits_fit(std::int64_t splits, std::int64_t skv) {
+  return splits >= 1 && (skv + splits - 1) / splits <= kDecodeMaxSplitKeys &&
+         splits * kDecodeMinSplitKeys <= std::max(skv, kDecodeMinSplitKeys);
+}
+}  // namespace
+
+std::vector<std::string> decode_split_candidates(const AttentionShape& s) {
+  std::vector<std::string> out;
+  for (std::int64_t splits = 1; splits <= 1024; splits *= 2)
+    if (splits_fit(splits, s.skv)) out.push_back(fmt::format("s{}", splits));
+  return out;
+}
+
 void validate(const AttentionShape& s) {
   const auto bad = [](const std::string& what) { throw InputError("attention shape: " + what); };
   if (s.b <= 0 || s.hq <= 0 || s.hkv <= 0 || s.d <= 0) bad("batch, heads and head dim must be positive");
@@ -40,12 +60,23 @@ void validate(const AttentionShape& s) {
   if (s.impl != "fused" && s.impl != "onednn" && s.impl != "cublaslt")
     bad("implementation '" + s.impl + "': use fused, onednn (CPU) or cublaslt (CUDA)");
   if (s.impl != "fused" && s.decode) bad("the unfused " + s.impl + " path is a prefill path");
-  if (!s.tile.empty() && (s.decode || s.impl != "fused")) bad("a tile configuration names a fused prefill kernel");
+  if (!s.tile.empty() && s.decode && !is_split_count(s.tile))
+    bad("a decode point's tile is its split count, s<splits> (e.g. s32)");
+  if (!s.tile.empty() && !s.decode && (is_split_count(s.tile) || s.impl != "fused"))
+    bad("a tile configuration names a fused prefill kernel");
+  if (s.decode && !s.tile.empty()) {
+    const std::int64_t splits = split_count(s.tile);
+    if (!splits_fit(splits, s.skv))
+      bad(fmt::format("{} splits of {} keys: each split walks {} to {} keys", splits, s.skv, kDecodeMinSplitKeys,
+                      kDecodeMaxSplitKeys));
+  }
 }
 
 Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string_view backend) {
   validate(s);
-  if (backend != "cpu" && !s.tile.empty() && s.tile.find('w') == std::string::npos)
+  if (s.decode && !s.tile.empty() && backend != "cuda")
+    throw InputError(fmt::format("tile {}: a split count is a setting of the CUDA decode kernel", s.tile));
+  if (backend != "cpu" && !s.decode && !s.tile.empty() && s.tile.find('w') == std::string::npos)
     throw InputError(fmt::format("tile {} names the CPU path's tiles (m<rows>n<keys>); the {} prefill's are "
                                  "[wg]m<M>n<N>w<warps>s<stages>, e.g. m128n64w4s2", s.tile, backend));
   Problem p;
@@ -53,8 +84,8 @@ Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string
   p.backend = std::string(backend);
   p.dtype = dtype;
   if (s.decode)
-    p.shape = fmt::format("decode_b{}_hq{}_hkv{}_kv{}_d{}_{}", s.b, s.hq, s.hkv, s.skv, s.d,
-                          s.block ? fmt::format("paged{}", s.block) : "contiguous");
+    p.shape = fmt::format("decode_b{}_hq{}_hkv{}_kv{}_d{}_{}{}", s.b, s.hq, s.hkv, s.skv, s.d,
+                          s.block ? fmt::format("paged{}", s.block) : "contiguous", s.tile.empty() ? "" : "_" + s.tile);
   else
     p.shape = fmt::format("prefill_b{}_hq{}_hkv{}_s{}_d{}_{}_{}{}", s.b, s.hq, s.hkv, s.sq, s.d,
                           s.causal ? "causal" : "full", s.impl, s.tile.empty() ? "" : "_" + s.tile);
@@ -107,7 +138,7 @@ bool is_tile_name(std::string_view t) {
 AttentionShape parse_attention_shape(std::string_view text) {
   const auto usage = [&] {
     throw InputError(fmt::format("attention shape '{}': write prefill:BxHqxHkvxSxD[:causal][:onednn][:m128n64w4s2] or "
-                                 "decode:BxHqxHkvxSkvxD[:paged16|:paged32], e.g. prefill:1x32x8x4096x128:causal",
+                                 "decode:BxHqxHkvxSkvxD[:paged16|:paged32][:s<splits>], e.g. prefill:1x32x8x4096x128:causal",
                                  text));
   };
   const auto split = [](std::string_view t, char sep) {
@@ -142,7 +173,7 @@ AttentionShape parse_attention_shape(std::string_view text) {
     else if (fields[i] == "onednn" || fields[i] == "fused" || fields[i] == "cublaslt") s.impl = std::string(fields[i]);
     else if (fields[i] == "paged16") s.block = 16;
     else if (fields[i] == "paged32") s.block = 32;
-    else if (is_tile_name(fields[i])) s.tile = std::string(fields[i]);
+    else if (is_tile_name(fields[i]) || (s.decode && is_split_count(fields[i]))) s.tile = std::string(fields[i]);
     else usage();
   }
   validate(s);

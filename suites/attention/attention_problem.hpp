@@ -9,6 +9,7 @@
 
 #include "harness/dtype.hpp"
 #include "harness/problem.hpp"
+#include "suites/attention/decode_limits.hpp"
 
 namespace rooftop::attention {
 
@@ -18,7 +19,8 @@ struct AttentionShape {
   bool causal = false;     // prefill only: query i sees keys j <= i + (skv - sq)
   std::int64_t block = 0;  // decode: paged cache block size (16 or 32); 0 = contiguous
   std::string impl = "fused";  // "fused" (our kernel); unfused (matmul, softmax, matmul): "onednn" (CPU), "cublaslt" (CUDA)
-  std::string tile;            // GPU prefill: a compiled kernel configuration, "m128n64w4s2"; empty = default
+  std::string tile;            // GPU prefill: a compiled kernel configuration, "m128n64w4s2"; CPU prefill:
+                               // "m<rows>n<keys>"; CUDA decode: "s<splits>"; empty = default
 
   std::int64_t group() const { return hq / hkv; }
 };
@@ -29,12 +31,20 @@ double unmasked_pairs(std::int64_t sq, std::int64_t skv, bool causal);
 // once and O written once (decode: the whole KV cache once).
 Work attention_work(const AttentionShape& shape, Dtype dtype);
 
+// A CUDA decode tile: "s<splits>", the KV splits per (batch, KV head).
+bool is_split_count(std::string_view tile);
+std::int64_t split_count(std::string_view tile);
+// The split counts `rooftop tune` tries for a CUDA decode point (powers of two that keep
+// each split within its key limits).
+std::vector<std::string> decode_split_candidates(const AttentionShape& shape);
+
 // Throws InputError: head counts that do not divide, zero lengths, head dims other than
 // 64 or 128, causal decode, block sizes other than 16 or 32, an unknown implementation.
 void validate(const AttentionShape& shape);
 Problem make_attention_problem(const AttentionShape& shape, Dtype dtype, std::string_view backend);
 AttentionShape shape_of(const Problem& problem);
-// "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:mBMnBNwWsS]" or "decode:BxHqxHkvxSkvxD[:paged16|:paged32]".
+// "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:mBMnBNwWsS]" or
+// "decode:BxHqxHkvxSkvxD[:paged16|:paged32][:s<splits>]".
 AttentionShape parse_attention_shape(std::string_view text);
 
 }  // namespace rooftop::attention
