@@ -89,6 +89,11 @@ TEST_CASE("attention shapes: accepted, and refused with the reason", "[attention
   CHECK(decode_split_candidates(parse_attention_shape("decode:1x32x8x32768x128")) ==
         std::vector<std::string>{"s4", "s8", "s16", "s32", "s64", "s128", "s256", "s512"});
   CHECK(decode_split_candidates(parse_attention_shape("decode:8x32x8x100x128")) == std::vector<std::string>{"s1"});
+  CHECK(decode_split_candidates(parse_attention_shape("decode:1x32x8x32768x128:s32")).empty());  // it names its own
+  CHECK_THROWS_WITH(parse_attention_shape("decode:1x1x1x6400000x64:s99999"), Catch::Contains("at most 4096 splits"));
+  CHECK(split_count("m64n128") == 0);
+  CHECK_FALSE(splits_fit(split_count("m64n128"), 4096));
+  CHECK_FALSE(splits_fit(1, 16384));  // a tuned "s1" from another build's file: 16384 keys in one split
   CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2").tile == "wgm128n128w8s2");
   CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wm128n128w8s2"));
   CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2o").tile == "wgm128n128w8s2o");

@@ -120,7 +120,12 @@ class DecodeCuda final : public Instance {
     v_ = upload(data_.v_pool(), data_.kv_bytes());
     o_ = gpu::DeviceBuffer(data_.q_bytes());
     if (s.block) table_ = upload(data_.block_table().data(), data_.block_table().size() * sizeof(std::int32_t));
-    // A tuned (or given) split count, else the one that fills whole waves.
+    // A tuned (or given) split count, else the one that fills whole waves. A tuned tile comes
+    // from a file, unchecked: one outside the kernel's limits would overrun its shared block table.
+    if (!s.tile.empty() && !splits_fit(split_count(s.tile), s.skv))
+      throw PointSkipped(fmt::format("decode tile '{}' does not fit {} keys (s<splits>, each split {} to {} keys, at most {} "
+                                     "splits); run `rooftop tune` again", s.tile, s.skv, kDecodeMinSplitKeys,
+                                     kDecodeMaxSplitKeys, kDecodeMaxSplits));
     const int splits = s.tile.empty() ? decode_splits(s.b, s.hkv, s.skv, decode_resident_blocks(dtype, s.d, s.group()))
                                       : static_cast<int>(split_count(s.tile));
     const auto workspace = static_cast<std::size_t>(decode_workspace_floats(s.b, s.hq, s.hkv, s.d, splits)) * sizeof(float);

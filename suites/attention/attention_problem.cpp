@@ -29,17 +29,20 @@ bool is_split_count(std::string_view t) {
   return t.size() >= 2 && t.size() <= 6 && t[0] == 's' && t[1] != '0' &&
          t.find_first_not_of("0123456789", 1) == std::string_view::npos;
 }
-std::int64_t split_count(std::string_view t) { return std::stoll(std::string(t.substr(1))); }
+std::int64_t split_count(std::string_view t) {
+  std::int64_t n = 0;  // 0 (refused by splits_fit) for anything that is not s<digits>
+  if (is_split_count(t)) std::from_chars(t.data() + 1, t.data() + t.size(), n);
+  return n;
+}
 
-namespace {
 bool splits_fit(std::int64_t splits, std::int64_t skv) {
-  return splits >= 1 && (skv + splits - 1) / splits <= kDecodeMaxSplitKeys &&
+  return splits >= 1 && splits <= kDecodeMaxSplits && (skv + splits - 1) / splits <= kDecodeMaxSplitKeys &&
          splits * kDecodeMinSplitKeys <= std::max(skv, kDecodeMinSplitKeys);
 }
-}  // namespace
 
 std::vector<std::string> decode_split_candidates(const AttentionShape& s) {
   std::vector<std::string> out;
+  if (!s.tile.empty()) return out;
   for (std::int64_t splits = 1; splits <= 1024; splits *= 2)
     if (splits_fit(splits, s.skv)) out.push_back(fmt::format("s{}", splits));
   return out;
@@ -67,8 +70,8 @@ void validate(const AttentionShape& s) {
   if (s.decode && !s.tile.empty()) {
     const std::int64_t splits = split_count(s.tile);
     if (!splits_fit(splits, s.skv))
-      bad(fmt::format("{} splits of {} keys: each split walks {} to {} keys", splits, s.skv, kDecodeMinSplitKeys,
-                      kDecodeMaxSplitKeys));
+      bad(fmt::format("{} splits of {} keys: each split walks {} to {} keys, and there are at most {} splits", splits,
+                      s.skv, kDecodeMinSplitKeys, kDecodeMaxSplitKeys, kDecodeMaxSplits));
   }
 }
 

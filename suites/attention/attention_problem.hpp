@@ -33,9 +33,11 @@ Work attention_work(const AttentionShape& shape, Dtype dtype);
 
 // A CUDA decode tile: "s<splits>", the KV splits per (batch, KV head).
 bool is_split_count(std::string_view tile);
-std::int64_t split_count(std::string_view tile);
+std::int64_t split_count(std::string_view tile);  // 0 where `tile` is not s<digits>
+// Whether `splits` splits of `skv` keys keep each within the kernel's limits.
+bool splits_fit(std::int64_t splits, std::int64_t skv);
 // The split counts `rooftop tune` tries for a CUDA decode point (powers of two that keep
-// each split within its key limits).
+// each split within its key limits); none for a point that names its own.
 std::vector<std::string> decode_split_candidates(const AttentionShape& shape);
 
 // Throws InputError: head counts that do not divide, zero lengths, head dims other than

@@ -9,5 +9,7 @@ namespace rooftop::attention {
 // least (one stage of the tensor-core kernel's ring).
 inline constexpr std::int64_t kDecodeMaxSplitKeys = 8192;
 inline constexpr std::int64_t kDecodeMinSplitKeys = 64;
+// The splits are the launch's grid y: at most 65535; fewer are ever useful.
+inline constexpr std::int64_t kDecodeMaxSplits = 4096;
 
 }  // namespace rooftop::attention
