@@ -101,6 +101,24 @@ TEST_CASE("attention shapes: accepted, and refused with the reason", "[attention
   CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:m128n64w4"), Catch::Contains("write prefill:"));
   CHECK(parse_attention_shape("prefill:1x32x8x1024x128:causal:cublaslt").impl == "cublaslt");
   CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:cublaslt"), Catch::Contains("prefill path"));
+  // cuDNN's attention: prefill and decode on CUDA, no tile of ours, its own name in the point's.
+  s = parse_attention_shape("prefill:1x16x16x3000x128:causal:cudnn");
+  CHECK(s.impl == "cudnn");
+  CHECK(make_attention_problem(s, Dtype::bf16, "cuda").shape == "prefill_b1_hq16_hkv16_s3000_d128_causal_cudnn");
+  s = parse_attention_shape("decode:8x32x8x5000x128:cudnn");
+  CHECK(make_attention_problem(s, Dtype::bf16, "cuda").shape == "decode_b8_hq32_hkv8_kv5000_d128_contiguous_cudnn");
+  CHECK(make_attention_problem(parse_attention_shape("decode:8x32x8x5000x128"), Dtype::bf16, "cuda").shape ==
+        "decode_b8_hq32_hkv8_kv5000_d128_contiguous");
+  CHECK(decode_split_candidates(s).empty());  // cuDNN chooses its own splits
+  CHECK_THROWS_WITH(make_attention_problem(s, Dtype::bf16, "cpu"), Catch::Contains("--backend cuda"));
+  CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:cudnn:s8"), Catch::Contains("takes no tile"));
+  CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:cudnn:m128n64w4s2"), Catch::Contains("takes no tile"));
+  // The score matrix is cuDNN's own business (on chip): only the unfused paths count it.
+  const auto fused = make_attention_problem(parse_attention_shape("prefill:1x16x16x1024x128"), Dtype::bf16, "cuda");
+  CHECK(make_attention_problem(parse_attention_shape("prefill:1x16x16x1024x128:cudnn"), Dtype::bf16, "cuda").memory_bytes ==
+        fused.memory_bytes);
+  CHECK(make_attention_problem(parse_attention_shape("prefill:1x16x16x1024x128:cublaslt"), Dtype::bf16, "cuda").memory_bytes >
+        fused.memory_bytes);
 }
 
 TEST_CASE("CPU attention matches the reference: fused and oneDNN, causal or not, GQA, odd lengths, paged", "[attention]") {

@@ -15,6 +15,7 @@
 #include "suites/attention/attention_cuda_decode.cuh"
 #include "suites/attention/attention_cuda_prefill.cuh"
 #include "suites/attention/attention_cuda_softmax.cuh"
+#include "suites/attention/attention_cudnn_graph.hpp"
 #include "suites/attention/attention_data.hpp"
 
 namespace rooftop::attention {
@@ -108,6 +109,31 @@ class UnfusedCuda final : public Instance {
   gpu::DeviceBuffer q_, k_, v_, o_, scores_, probabilities_;
 };
 
+#if ROOFTOP_HAVE_CUDNN
+// cuDNN's fused attention on the same tensors, checked against the same reference. The graph
+// and its plan are built before the inputs, so a shape cuDNN cannot run skips at once.
+class CudnnCuda final : public Instance {
+ public:
+  CudnnCuda(const AttentionShape& s, Dtype dtype, std::uint64_t seed) : seed_(seed), sdpa_(s, dtype), data_(s, dtype, seed) {
+    q_ = upload(data_.q(), data_.q_bytes());
+    k_ = upload(data_.k_pool(), data_.kv_bytes());
+    v_ = upload(data_.v_pool(), data_.kv_bytes());
+    o_ = gpu::DeviceBuffer(data_.q_bytes());
+    sdpa_.bind(q_.get(), k_.get(), v_.get(), o_.get());
+  }
+  std::string implementation() const override { return sdpa_.description(); }
+  std::string implementation_label() const override { return "cuDNN"; }
+  Correctness check() override { return check_on_host(data_, o_, seed_, [this] { run(); }); }
+  void run() override { sdpa_.run(); }
+
+ private:
+  std::uint64_t seed_;
+  CudnnSdpa sdpa_;
+  AttentionData data_;
+  gpu::DeviceBuffer q_, k_, v_, o_;
+};
+#endif
+
 PrefillConfig prefill_config(const AttentionShape& s, Dtype dtype) {
   return s.tile.empty() ? default_prefill_config(s.d, dtype) : parse_config_name(s.tile);
 }
@@ -165,6 +191,14 @@ class DecodeCuda final : public Instance {
 std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uint64_t seed) {
   const auto s = shape_of(problem);
   const Dtype dtype = problem.dtype;
+  if (s.impl == "cudnn") {
+#if ROOFTOP_HAVE_CUDNN
+    return std::make_unique<CudnnCuda>(s, dtype, seed);
+#else
+    throw PointSkipped("this build found no cuDNN headers (cudnn_graph.h) beside CUDA's: install cuDNN 9's development "
+                       "files and configure again");
+#endif
+  }
   if (s.decode) return std::make_unique<DecodeCuda>(s, dtype, seed);
   if (s.impl == "cublaslt") {
     if (dtype != Dtype::bf16 && dtype != Dtype::fp16) throw PointSkipped("the cuBLASLt path takes bf16 or fp16");
@@ -178,6 +212,15 @@ std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uin
 }
 
 namespace {
+std::vector<std::string> runnable_prefill_tiles(const AttentionShape& s, Dtype dtype) {
+  std::vector<std::string> names;
+  if (dtype != Dtype::bf16 && dtype != Dtype::fp16) return names;  // fp32 has no tensor-core prefill
+  for (const auto& c : prefill_configs())
+    if (prefill_unsupported(c, s.d, dtype).empty()) names.push_back(config_name(c));
+  return names;
+}
+const bool kPrefillTilesRegistered = (register_cuda_prefill_tiles(runnable_prefill_tiles), true);
+
 const RegisterImplementation kAttentionCuda("attention", "cuda", [](const Problem& p, const SetupContext& setup) {
   return create_attention_cuda(p, setup.seed);
 });

@@ -42,10 +42,24 @@ bool splits_fit(std::int64_t splits, std::int64_t skv) {
 
 std::vector<std::string> decode_split_candidates(const AttentionShape& s) {
   std::vector<std::string> out;
-  if (!s.tile.empty()) return out;
+  if (!s.tile.empty() || s.impl != "fused") return out;
   for (std::int64_t splits = 1; splits <= 1024; splits *= 2)
     if (splits_fit(splits, s.skv)) out.push_back(fmt::format("s{}", splits));
   return out;
+}
+
+namespace {
+PrefillTileLister& prefill_tile_lister() {
+  static PrefillTileLister lister = nullptr;
+  return lister;
+}
+}  // namespace
+
+void register_cuda_prefill_tiles(PrefillTileLister lister) { prefill_tile_lister() = lister; }
+
+std::vector<std::string> cuda_prefill_tile_candidates(const AttentionShape& s, Dtype dtype) {
+  if (s.decode || !s.tile.empty() || s.impl != "fused" || !prefill_tile_lister()) return {};
+  return prefill_tile_lister()(s, dtype);
 }
 
 void validate(const AttentionShape& s) {
@@ -60,9 +74,10 @@ void validate(const AttentionShape& s) {
   if (s.block != 0 && !s.decode) bad("a paged cache is a decode layout");
   if (s.block != 0 && s.skv % s.block != 0)
     bad(fmt::format("cache length {} is not a whole number of {}-token blocks", s.skv, s.block));
-  if (s.impl != "fused" && s.impl != "onednn" && s.impl != "cublaslt")
-    bad("implementation '" + s.impl + "': use fused, onednn (CPU) or cublaslt (CUDA)");
-  if (s.impl != "fused" && s.decode) bad("the unfused " + s.impl + " path is a prefill path");
+  if (s.impl != "fused" && s.impl != "onednn" && s.impl != "cublaslt" && s.impl != "cudnn")
+    bad("implementation '" + s.impl + "': use fused, onednn (CPU), cublaslt or cudnn (CUDA)");
+  if ((s.impl == "onednn" || s.impl == "cublaslt") && s.decode) bad("the unfused " + s.impl + " path is a prefill path");
+  if (!s.tile.empty() && s.impl == "cudnn") bad("cuDNN picks its own kernel: a cudnn point takes no tile");
   if (!s.tile.empty() && s.decode && !is_split_count(s.tile))
     bad("a decode point's tile is its split count, s<splits> (e.g. s32)");
   if (!s.tile.empty() && !s.decode && (is_split_count(s.tile) || s.impl != "fused"))
@@ -82,13 +97,16 @@ Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string
   if (backend != "cpu" && !s.decode && !s.tile.empty() && s.tile.find('w') == std::string::npos)
     throw InputError(fmt::format("tile {} names the CPU path's tiles (m<rows>n<keys>); the {} prefill's are "
                                  "[wg]m<M>n<N>w<warps>s<stages>, e.g. m128n64w4s2", s.tile, backend));
+  if (s.impl == "cudnn" && backend != "cuda")
+    throw InputError(fmt::format("implementation cudnn is NVIDIA's cuDNN: run it with --backend cuda, not {}", backend));
   Problem p;
   p.family = "attention";
   p.backend = std::string(backend);
   p.dtype = dtype;
   if (s.decode)
-    p.shape = fmt::format("decode_b{}_hq{}_hkv{}_kv{}_d{}_{}{}", s.b, s.hq, s.hkv, s.skv, s.d,
-                          s.block ? fmt::format("paged{}", s.block) : "contiguous", s.tile.empty() ? "" : "_" + s.tile);
+    p.shape = fmt::format("decode_b{}_hq{}_hkv{}_kv{}_d{}_{}{}{}", s.b, s.hq, s.hkv, s.skv, s.d,
+                          s.block ? fmt::format("paged{}", s.block) : "contiguous", s.impl == "fused" ? "" : "_" + s.impl,
+                          s.tile.empty() ? "" : "_" + s.tile);
   else
     p.shape = fmt::format("prefill_b{}_hq{}_hkv{}_s{}_d{}_{}_{}{}", s.b, s.hq, s.hkv, s.sq, s.d,
                           s.causal ? "causal" : "full", s.impl, s.tile.empty() ? "" : "_" + s.tile);
@@ -98,7 +116,8 @@ Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string
                                  : "Q, O [B,Hq,S,D]; K, V [B,Hkv,S,D]; query head h uses KV head h / (Hq/Hkv)"}};
   p.work = attention_work(s, dtype);
   // Inputs and output, plus an unfused path's score matrix (fp32) and its copy in the input type.
-  const double scores = s.impl != "fused" ? static_cast<double>(s.b * s.hq * s.sq * s.skv) * 6 : 0;
+  const bool unfused = s.impl == "onednn" || s.impl == "cublaslt";
+  const double scores = unfused ? static_cast<double>(s.b * s.hq * s.sq * s.skv) * 6 : 0;
   p.memory_bytes = p.work.bytes + scores;
   return p;
 }
@@ -140,8 +159,9 @@ bool is_tile_name(std::string_view t) {
 
 AttentionShape parse_attention_shape(std::string_view text) {
   const auto usage = [&] {
-    throw InputError(fmt::format("attention shape '{}': write prefill:BxHqxHkvxSxD[:causal][:onednn][:m128n64w4s2] or "
-                                 "decode:BxHqxHkvxSkvxD[:paged16|:paged32][:s<splits>], e.g. prefill:1x32x8x4096x128:causal",
+    throw InputError(fmt::format("attention shape '{}': write prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt|:cudnn]"
+                                 "[:m128n64w4s2] or decode:BxHqxHkvxSkvxD[:paged16|:paged32][:cudnn|:s<splits>], e.g. "
+                                 "prefill:1x32x8x4096x128:causal",
                                  text));
   };
   const auto split = [](std::string_view t, char sep) {
@@ -173,7 +193,8 @@ AttentionShape parse_attention_shape(std::string_view text) {
   s.d = v[4];
   for (std::size_t i = 2; i < fields.size(); ++i) {
     if (fields[i] == "causal") s.causal = true;
-    else if (fields[i] == "onednn" || fields[i] == "fused" || fields[i] == "cublaslt") s.impl = std::string(fields[i]);
+    else if (fields[i] == "onednn" || fields[i] == "fused" || fields[i] == "cublaslt" || fields[i] == "cudnn")
+      s.impl = std::string(fields[i]);
     else if (fields[i] == "paged16") s.block = 16;
     else if (fields[i] == "paged32") s.block = 32;
     else if (is_tile_name(fields[i]) || (s.decode && is_split_count(fields[i]))) s.tile = std::string(fields[i]);

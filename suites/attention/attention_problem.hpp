@@ -18,7 +18,8 @@ struct AttentionShape {
   std::int64_t b = 1, hq = 1, hkv = 1, sq = 1, skv = 1, d = 64;
   bool causal = false;     // prefill only: query i sees keys j <= i + (skv - sq)
   std::int64_t block = 0;  // decode: paged cache block size (16 or 32); 0 = contiguous
-  std::string impl = "fused";  // "fused" (our kernel); unfused (matmul, softmax, matmul): "onednn" (CPU), "cublaslt" (CUDA)
+  std::string impl = "fused";  // "fused" (our kernel); unfused (matmul, softmax, matmul): "onednn" (CPU), "cublaslt"
+                               // (CUDA); "cudnn": cuDNN's fused attention (CUDA, prefill and decode)
   std::string tile;            // GPU prefill: a compiled kernel configuration, "m128n64w4s2"; CPU prefill:
                                // "m<rows>n<keys>"; CUDA decode: "s<splits>"; empty = default
 
@@ -39,14 +40,20 @@ bool splits_fit(std::int64_t splits, std::int64_t skv);
 // The split counts `rooftop tune` tries for a CUDA decode point (powers of two that keep
 // each split within its key limits); none for a point that names its own.
 std::vector<std::string> decode_split_candidates(const AttentionShape& shape);
+// The CUDA prefill's compiled tiles that this GPU runs at the point's head dim and dtype, for
+// `rooftop tune`: only a build with CUDA knows them, and registers the lister at start-up
+// (none registered: no candidates).
+using PrefillTileLister = std::vector<std::string> (*)(const AttentionShape& shape, Dtype dtype);
+void register_cuda_prefill_tiles(PrefillTileLister lister);
+std::vector<std::string> cuda_prefill_tile_candidates(const AttentionShape& shape, Dtype dtype);
 
 // Throws InputError: head counts that do not divide, zero lengths, head dims other than
 // 64 or 128, causal decode, block sizes other than 16 or 32, an unknown implementation.
 void validate(const AttentionShape& shape);
 Problem make_attention_problem(const AttentionShape& shape, Dtype dtype, std::string_view backend);
 AttentionShape shape_of(const Problem& problem);
-// "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:mBMnBNwWsS]" or
-// "decode:BxHqxHkvxSkvxD[:paged16|:paged32][:s<splits>]".
+// "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt|:cudnn][:mBMnBNwWsS]" or
+// "decode:BxHqxHkvxSkvxD[:paged16|:paged32][:cudnn|:s<splits>]".
 AttentionShape parse_attention_shape(std::string_view text);
 
 }  // namespace rooftop::attention

@@ -16,16 +16,17 @@ Family make_attention_family() {
   f.name = "attention";
   f.description = "Scaled dot-product attention: prefill (causal or not, MHA/GQA) and decode (contiguous or paged KV cache)";
   f.dtypes = {Dtype::fp32, Dtype::bf16, Dtype::fp16};
-  f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt][:m128n64w4s2 GPU|:m128n256 CPU tile] | decode:BxHqxHkvxSkvxD[:paged16|:paged32]";
+  f.shape_syntax = "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt|:cudnn][:m128n64w4s2 GPU|:m128n256 CPU tile] | "
+                   "decode:BxHqxHkvxSkvxD[:paged16|:paged32][:cudnn|:s32]";
   f.shape_points = [](std::string_view shape, Dtype dtype, const PlanContext& c) {
     return std::vector<Problem>{make_attention_problem(parse_attention_shape(shape), dtype, c.backend)};
   };
   f.tile_candidates = [](const Problem& p) {
-    // The CPU prefill's oneDNN tiles and the CUDA decode's split counts; the CUDA prefill's
-    // compiled tiles are not tried yet.
+    // The CPU prefill's oneDNN tiles, the CUDA decode's split counts and the CUDA prefill's
+    // compiled kernel tiles.
     const auto s = shape_of(p);
     if (p.backend == "cpu") return cpu_tile_candidates(s, p.dtype);
-    if (p.backend == "cuda" && s.decode) return decode_split_candidates(s);
+    if (p.backend == "cuda") return s.decode ? decode_split_candidates(s) : cuda_prefill_tile_candidates(s, p.dtype);
     return std::vector<std::string>{};
   };
   f.sweep = [](const PlanContext& c) {

@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "devices/cuda/cublaslt_matmul.hpp"
+#if ROOFTOP_HAVE_CUDNN
+#include "devices/cuda/cudnn_api.hpp"
+#endif
 #include "devices/cuda/cuda_info.hpp"
 #include "devices/cuda/cuda_timer.hpp"
 #include "devices/cuda/gpu_kernels.hpp"
@@ -107,6 +110,32 @@ TEST_CASE("the unfused cuBLASLt path matches the reference: causal, GQA, odd len
                           "prefill:1x8x1x1000x128:cublaslt"};
   for (const char* text : shapes)
     for (Dtype d : {Dtype::bf16, Dtype::fp16}) check_attention_point(attention::parse_attention_shape(text), d);
+}
+
+TEST_CASE("cuDNN's fused attention matches the reference: causal, GQA, odd lengths, decode", "[gpu][attention]") {
+  const char* shapes[] = {"prefill:2x8x2x300x128:causal:cudnn", "prefill:1x4x4x129x64:cudnn",
+                          "prefill:1x8x1x1000x128:cudnn", "decode:3x32x8x1000x128:cudnn", "decode:1x8x8x4096x64:cudnn"};
+#if ROOFTOP_HAVE_CUDNN
+  // Where cuDNN 9 loads, every point must run: an engine refusing our graph is a failure here.
+  bool loaded = true;
+  try {
+    INFO("cuDNN " << gpu::cudnn_version() << " from " << gpu::cudnn().path);
+  } catch (const PointSkipped& e) {
+    WARN("skipped: " << e.what());
+    loaded = false;
+  }
+  if (loaded)
+    for (const char* text : shapes)
+      for (Dtype d : {Dtype::bf16, Dtype::fp16}) check_attention_point(attention::parse_attention_shape(text), d);
+#else
+  WARN("built without cuDNN's headers: " << shapes[0] << " and the others are not run");
+#endif
+  // fp32 and paged caches are refused before any graph is built.
+  auto fp32 = attention::make_attention_problem(attention::parse_attention_shape("prefill:1x2x2x64x64:cudnn"), Dtype::fp32, "cuda");
+  CHECK_THROWS_AS(attention::create_attention_cuda(fp32, 1), PointSkipped);
+  auto paged = attention::make_attention_problem(attention::parse_attention_shape("decode:1x8x8x64x64:paged16:cudnn"),
+                                                 Dtype::bf16, "cuda");
+  CHECK_THROWS_WITH(attention::create_attention_cuda(paged, 1), Catch::Contains("paged"));
 }
 
 TEST_CASE("the GPU reference catches a wrong element and unwritten output", "[gpu]") {
