@@ -10,7 +10,7 @@
 #include "devices/cuda/cuda_timer.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/nccl_transport.hpp"
-#include "devices/cuda/nvml.hpp"
+#include "devices/cuda/device_monitor.hpp"
 #include "harness/process_group.hpp"
 
 namespace rooftop::gpu {
@@ -18,7 +18,7 @@ namespace {
 
 class CudaBackend final : public Backend {
  public:
-  std::string name() const override { return "cuda"; }
+  std::string name() const override { return ROOFTOP_GPU_BACKEND; }  // "cuda" or "hip"
   std::string summary() const override {
     const auto& g = info();
     return fmt::format("{}, {} SMs, compute capability {}.{}, {:.0f} GiB, {:.0f} MiB L2, max SM clock {:.0f} MHz, "
@@ -73,7 +73,7 @@ class CudaBackend final : public Backend {
   mutable std::once_flag probe_once_, detect_once_;
   mutable std::string reason_;
   mutable std::optional<GpuInfo> info_;
-  mutable std::optional<Nvml> nvml_;
+  mutable std::optional<DeviceMonitor> nvml_;
 };
 
 }  // namespace
