@@ -7,9 +7,10 @@
 #include <functional>
 #include <limits>
 
-#include "devices/cuda/cublaslt_matmul.hpp"
+#include "devices/cuda/vendor_matmul.hpp"
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/vendors/gpu.hpp"
 #include "harness/errors.hpp"
 #include "harness/registry.hpp"
 #include "suites/attention/attention_cuda_decode.cuh"
@@ -40,6 +41,7 @@ Correctness check_on_host(AttentionData& data, const gpu::DeviceBuffer& o, std::
   return data.check(seed + 7);
 }
 
+#if ROOFTOP_GPU_HAS_MMA_SYNC  // the fused prefill kernels are mma.sync and wgmma code
 class PrefillCuda final : public Instance {
  public:
   PrefillCuda(const AttentionShape& s, Dtype dtype, const PrefillConfig& config, std::uint64_t seed)
@@ -67,6 +69,8 @@ class PrefillCuda final : public Instance {
   gpu::DeviceBuffer q_, k_, v_, o_;
   PrefillArgs args_{};
 };
+
+#endif
 
 // The unfused path, as a framework without a fused kernel runs it: scores = Q K^T / sqrt(D)
 // materialised in fp32 by cuBLASLt, a softmax kernel writing P in the input type, then
@@ -104,13 +108,15 @@ class UnfusedCuda final : public Instance {
   std::uint64_t seed_;
   AttentionShape shape_;
   AttentionData data_;
-  gpu::CublasLtMatmul scores_gemm_, output_gemm_;
+  gpu::VendorMatmul scores_gemm_, output_gemm_;
   gpu::DeviceBuffer q_, k_, v_, o_, scores_, probabilities_;
 };
 
+#if ROOFTOP_GPU_HAS_MMA_SYNC
 PrefillConfig prefill_config(const AttentionShape& s, Dtype dtype) {
   return s.tile.empty() ? default_prefill_config(s.d, dtype) : parse_config_name(s.tile);
 }
+#endif
 
 class DecodeCuda final : public Instance {
  public:
@@ -171,14 +177,20 @@ std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uin
     return std::make_unique<UnfusedCuda>(s, dtype, seed);
   }
   if (s.impl != "fused") throw PointSkipped("the " + s.impl + " attention path runs on the CPU backend");
+#if ROOFTOP_GPU_HAS_MMA_SYNC
   if (s.sq > std::numeric_limits<int>::max() - 256) throw PointSkipped("the prefill kernel indexes rows with int");
   const PrefillConfig config = prefill_config(s, dtype);
   if (auto why = prefill_unsupported(config, s.d, dtype); !why.empty()) throw PointSkipped(why);
   return std::make_unique<PrefillCuda>(s, dtype, config, seed);
+#else
+  throw PointSkipped("the fused prefill kernel runs on tensor cores through mma.sync, ldmatrix, cp.async or wgmma "
+                     "(NVIDIA PTX); this HIP build has no fused prefill yet");
+#endif
 }
 
 namespace {
-const RegisterImplementation kAttentionCuda("attention", "cuda", [](const Problem& p, const SetupContext& setup) {
+// "cuda", or "hip" in a HIP build of the same source.
+const RegisterImplementation kAttentionCuda("attention", ROOFTOP_GPU_BACKEND, [](const Problem& p, const SetupContext& setup) {
   return create_attention_cuda(p, setup.seed);
 });
 }  // namespace
