@@ -17,11 +17,13 @@ namespace {
 #if defined(ROOFTOP_HIP)
 constexpr const char* kSoname = "librccl.so.1";
 constexpr const char* kLibrary = "RCCL";
+constexpr const char* kNeeded = "RCCL with the NCCL 2.x API";
 constexpr const char* kInstall = "install ROCm's RCCL or set ROOFTOP_RCCL to the file";
 std::vector<std::string> candidates() { return rocm_library_places("ROOFTOP_RCCL", {kSoname}); }
 #else
 constexpr const char* kSoname = "libnccl.so.2";
 constexpr const char* kLibrary = "NCCL";
+constexpr const char* kNeeded = "NCCL 2.x";
 constexpr const char* kInstall = "install NCCL or set ROOFTOP_NCCL to the file";
 
 // The CUDA places, then PyTorch's and CuPy's machines' nvidia-nccl wheels.
@@ -47,7 +49,7 @@ NcclApi load() {
     throw DeviceUnavailable(fmt::format("{} not found (searched: {}); {}", kSoname, fmt::join(places, ", "), kInstall));
 #define ROOFTOP_RESOLVE(name)                                                                          \
   api.name = reinterpret_cast<decltype(api.name)>(::dlsym(lib, #name));                                \
-  if (!api.name) throw DeviceUnavailable(fmt::format("{} lacks the function {}: the NCCL 2.x API is needed", api.path, #name));
+  if (!api.name) throw DeviceUnavailable(fmt::format("{} lacks the function {}: {} is needed", api.path, #name, kNeeded));
   ROOFTOP_NCCL_FUNCTIONS(ROOFTOP_RESOLVE)
 #undef ROOFTOP_RESOLVE
   return api;

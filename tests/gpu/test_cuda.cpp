@@ -28,6 +28,7 @@
 #include "suites/gemm/gemm_cuda.hpp"
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
+#include "suites/gemm/gemm_reference.hpp"
 #include "suites/inference/cuda_decoder.hpp"
 #include "suites/inference/cuda_gemv.cuh"
 #include "suites/inference/inference_check.hpp"
