@@ -77,8 +77,9 @@ void validate(const AttentionShape& s) {
 
 Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string_view backend) {
   validate(s);
-  if (s.decode && !s.tile.empty() && backend != "cuda")
-    throw InputError(fmt::format("tile {}: a split count is a setting of the CUDA decode kernel", s.tile));
+  // The GPU decode kernel's, one source for CUDA and HIP.
+  if (s.decode && !s.tile.empty() && backend != "cuda" && backend != "hip")
+    throw InputError(fmt::format("tile {}: a split count is a setting of the CUDA decode kernel (HIP builds it too)", s.tile));
   if (backend != "cpu" && !s.decode && !s.tile.empty() && s.tile.find('w') == std::string::npos)
     throw InputError(fmt::format("tile {} names the CPU path's tiles (m<rows>n<keys>); the {} prefill's are "
                                  "[wg]m<M>n<N>w<warps>s<stages>, e.g. m128n64w4s2", s.tile, backend));

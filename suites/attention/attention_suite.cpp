@@ -21,11 +21,11 @@ Family make_attention_family() {
     return std::vector<Problem>{make_attention_problem(parse_attention_shape(shape), dtype, c.backend)};
   };
   f.tile_candidates = [](const Problem& p) {
-    // The CPU prefill's oneDNN tiles and the CUDA decode's split counts; the CUDA prefill's
+    // The CPU prefill's oneDNN tiles and the GPU decode's split counts; the CUDA prefill's
     // compiled tiles are not tried yet.
     const auto s = shape_of(p);
     if (p.backend == "cpu") return cpu_tile_candidates(s, p.dtype);
-    if (p.backend == "cuda" && s.decode) return decode_split_candidates(s);
+    if ((p.backend == "cuda" || p.backend == "hip") && s.decode) return decode_split_candidates(s);
     return std::vector<std::string>{};
   };
   f.sweep = [](const PlanContext& c) {
