@@ -3,6 +3,8 @@
 # test, playwright-core from npm at the version in tests/browser/package-lock.json).
 #   ci/install-deps.sh          build and run rooftop
 #   ci/install-deps.sh --tests  also what the tests need: python3-jsonschema, chromium, node
+#   ci/install-deps.sh --hip    also Debian 12's ROCm 5.2 toolchain, for the HIP build (README,
+#                               "AMD GPUs"); both flags may be given
 set -euo pipefail
 sudo=""
 if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
@@ -13,13 +15,26 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential cmake ninja-build git ca-certificates
   libbenchmark-dev libdnnl-dev ocl-icd-opencl-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
   libkainjow-mustache-dev libre2-dev libsqlite3-dev pkgconf python3 libopenmpi-dev openmpi-bin)
-if [ "${1:-}" = "--tests" ]; then
+tests=false hip=false
+for flag in "$@"; do
+  case $flag in
+    --tests) tests=true ;;
+    --hip) hip=true ;;
+    *) echo "ci/install-deps.sh: unknown flag $flag (use --tests, --hip)" >&2; exit 2 ;;
+  esac
+done
+if $tests; then
   packages+=(python3-jsonschema chromium file)  # file: CPack's .deb reads the binaries' dependencies with it
   command -v npm >/dev/null || packages+=(nodejs npm)
 fi
+if $hip; then
+  # hipcc (clang 15 with the HIP runtime's headers), the device libraries it links into GPU
+  # code, ROCm SMI's header (the library is opened at run time), rocminfo to list GPUs.
+  packages+=(hipcc libamdhip64-dev rocm-device-libs librocm-smi-dev rocminfo)
+fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
-if [ "${1:-}" = "--tests" ]; then
+if $tests; then
   root=$(cd "$(dirname "$0")/.." && pwd)
   (cd "$root/tests/browser" && npm ci --no-audit --no-fund --loglevel=error)
 fi

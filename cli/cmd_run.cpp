@@ -62,9 +62,9 @@ int execute_run(RunFlags& f) {
   auto& o = f.options;
   o.tier = parse_tier(f.tier);
   if (f.ranks > 1 && !launched_as_local_rank()) {
-    if (!runs_in_lockstep(o) || o.backend != "cuda")
+    if (!runs_in_lockstep(o) || (o.backend != "cuda" && o.backend != "hip"))  // NCCL, or RCCL through its API
       throw InputError("--ranks starts one process per GPU for the NCCL collectives: use it with --suite collectives "
-                       "--backend cuda (CPU ranks exchange data through MPI: mpirun -np N rooftop run ...)");
+                       "--backend cuda (or hip, with RCCL) (CPU ranks exchange data through MPI: mpirun -np N rooftop run ...)");
     if (launched_by_mpi())
       throw InputError("--ranks under an MPI launcher: let one of them start the ranks, not both");
     plan_points(o, 0, f.ranks);  // a bad tier, shape or filter said once, not by every rank

@@ -110,6 +110,10 @@ TEST_CASE("attention shapes: accepted, and refused with the reason", "[attention
   CHECK(make_attention_problem(parse_attention_shape("decode:8x32x8x5000x128"), Dtype::bf16, "cuda").shape ==
         "decode_b8_hq32_hkv8_kv5000_d128_contiguous");
   CHECK(decode_split_candidates(s).empty());  // cuDNN chooses its own splits
+  CHECK(cudnn_unsupported(s, Dtype::bf16).empty());
+  CHECK_THAT(cudnn_unsupported(s, Dtype::fp32), Catch::Contains("bf16 or fp16"));
+  CHECK_THAT(cudnn_unsupported(parse_attention_shape("decode:1x8x8x64x64:paged16:cudnn"), Dtype::fp16),
+             Catch::Contains("contiguous"));
   CHECK_THROWS_WITH(make_attention_problem(s, Dtype::bf16, "cpu"), Catch::Contains("--backend cuda"));
   CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:cudnn:s8"), Catch::Contains("takes no tile"));
   CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:cudnn:m128n64w4s2"), Catch::Contains("takes no tile"));

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "devices/cuda/cublaslt_matmul.hpp"
+#include "devices/cuda/vendor_matmul.hpp"
 #include "devices/cuda/cuda_timer.hpp"
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
@@ -58,8 +58,8 @@ MemoryKernels measure_memory_kernels(Context& c) {
   const double memcpy_rate = 2 * b / c.best_seconds([&] {
     ROOFTOP_GPU_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream()));
   });
-  fmt::print(c.log, "  memory over {:.0f} MiB: copy {:.1f} GB/s (read + write counted; cudaMemcpy {:.1f}), read {:.1f} GB/s, "
-             "write {:.1f} GB/s\n", b / kMiB, std::max(m.copy, memcpy_rate) / 1e9, memcpy_rate / 1e9, m.read / 1e9, m.write / 1e9);
+  fmt::print(c.log, "  memory over {:.0f} MiB: copy {:.1f} GB/s (read + write counted; {}Memcpy {:.1f}), read {:.1f} GB/s, "
+             "write {:.1f} GB/s\n", b / kMiB, std::max(m.copy, memcpy_rate) / 1e9, ROOFTOP_GPU_BACKEND, memcpy_rate / 1e9, m.read / 1e9, m.write / 1e9);
   m.copy = std::max(m.copy, memcpy_rate);
   return m;
 }
@@ -89,7 +89,11 @@ ComputeCeiling measure_fma_peak(Context& c) {
   iterations = static_cast<int>(std::min(1e9, iterations * std::max(1.0, 0.05 / t)));
   t = c.best_seconds([&] { flops = fma_chains(sink.as<float>(), blocks, threads, iterations); });
   fmt::print(c.log, "  fp32 FMA peak: {:.1f} TFLOP/s\n", flops / t / 1e12);
+  #if defined(ROOFTOP_HIP)
+  return {"fp32_vector_fma", "fp32", "vector ALU FMA (own kernel)", flops / t};
+#else
   return {"fp32_vector_fma", "fp32", "CUDA core FMA (own kernel)", flops / t};
+#endif
 }
 
 std::optional<ComputeCeiling> measure_matrix_peak(Context& c, Dtype dtype) {
@@ -100,7 +104,7 @@ std::optional<ComputeCeiling> measure_matrix_peak(Context& c, Dtype dtype) {
     // A pause first: the last peak's heat and power draw would lower this one's clock.
     std::this_thread::sleep_for(std::chrono::milliseconds(c.options.quick ? 200 : 1000));
     try {
-      CublasLtMatmul mm(dtype, n, n, n);
+      VendorMatmul mm(dtype, n, n, n);
       // Random inputs: zeros would run faster than real data.
       fill_uniform(dtype, mm.a(), static_cast<std::size_t>(n * n), 10 + n, -1, 1);
       fill_uniform(dtype, mm.b(), static_cast<std::size_t>(n * n), 20 + n, -1, 1);
@@ -121,7 +125,11 @@ std::optional<ComputeCeiling> measure_matrix_peak(Context& c, Dtype dtype) {
   }
   fmt::print(c.log, "  {} matrix peak: {:.1f} TFLOP/s ({})\n", dtype_name(dtype), best / 1e12, algorithm);
   return ComputeCeiling{std::string(dtype_name(dtype)) + "_matrix", std::string(dtype_name(dtype)),
+#if defined(ROOFTOP_HIP)
+                        "matrix core (" + algorithm + ")", best};
+#else
                         "tensor core (cuBLASLt)", best};
+#endif
 }
 
 std::vector<LinkCeiling> measure_host_links(Context& c) {
@@ -140,7 +148,7 @@ std::vector<LinkCeiling> measure_host_links(Context& c) {
 }  // namespace
 
 DeviceProfile characterize_gpu(const GpuInfo& info, const CharacterizeOptions& o, std::ostream& log) {
-  auto p = new_profile("cuda", fingerprint(info), to_json(info), 1);
+  auto p = new_profile(ROOFTOP_GPU_BACKEND, fingerprint(info), to_json(info), 1);
   fmt::print(log, "characterizing {} ({} SMs, {:.0f} MiB L2){}\n", info.name, info.sm_count, info.l2_bytes / kMiB,
              o.quick ? ", quick" : "");
   Context c{info, o, log, make_cuda_timer(info.l2_bytes, info.sm_count)};

@@ -10,23 +10,37 @@
 #include "devices/cuda/cuda_timer.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/nccl_transport.hpp"
-#include "devices/cuda/nvml.hpp"
+#include "devices/cuda/device_monitor.hpp"
 #include "harness/process_group.hpp"
 
 namespace rooftop::gpu {
 namespace {
 
+// The datasheet link (devices/specs/) a collective between this vendor's GPUs is drawn against.
+#if defined(ROOFTOP_HIP)
+constexpr const char* kGpuLink = "infinity_fabric";
+#else
+constexpr const char* kGpuLink = "nvlink";
+#endif
+
 class CudaBackend final : public Backend {
  public:
-  std::string name() const override { return "cuda"; }
+  std::string name() const override { return ROOFTOP_GPU_BACKEND; }  // "cuda" or "hip"
   std::string summary() const override {
     const auto& g = info();
+#if defined(ROOFTOP_HIP)
+    return fmt::format("{} ({}), {} CUs, wave {}, {:.0f} GiB, {:.0f} MiB L2, max clock {:.0f} MHz, driver {}, HIP runtime {}{}",
+                       g.name, g.arch, g.sm_count, g.warp_size, g.memory_bytes / 0x1p30, g.l2_bytes / 0x1p20,
+                       g.max_sm_clock_mhz, g.driver_version.empty() ? "?" : g.driver_version, version_text(g.runtime_version),
+                       g.power_limit_w > 0 ? fmt::format(", power limit {:.0f} W", g.power_limit_w) : "");
+#else
     return fmt::format("{}, {} SMs, compute capability {}.{}, {:.0f} GiB, {:.0f} MiB L2, max SM clock {:.0f} MHz, "
                        "driver {} (CUDA {}), runtime {}{}",
                        g.name, g.sm_count, g.cc_major, g.cc_minor, g.memory_bytes / 0x1p30, g.l2_bytes / 0x1p20,
                        g.max_sm_clock_mhz, g.driver_version.empty() ? "?" : g.driver_version,
                        version_text(g.driver_cuda_version), version_text(g.runtime_version),
                        g.power_limit_w > 0 ? fmt::format(", power limit {:.0f} W", g.power_limit_w) : "");
+#endif
   }
   nlohmann::ordered_json properties() const override { return to_json(info()); }
   std::string fingerprint() const override { return gpu::fingerprint(info()); }
@@ -54,11 +68,11 @@ class CudaBackend final : public Backend {
   }
   std::unique_ptr<DeviceTimer> make_timer() const override { return make_cuda_timer(info().l2_bytes, info().sm_count); }
   std::unique_ptr<Transport> make_transport() const override { return make_nccl_transport(process_group()); }
-  // Between GPUs: NVLink, from the datasheet (one direction).
+  // Between GPUs: NVLink (AMD's Infinity Fabric), from the datasheet (one direction).
   std::optional<Link> collective_link(const Ceilings*, const Datasheet* datasheet) const override {
     if (datasheet)
       for (const auto& l : datasheet->ceilings.links)
-        if (l.name == "nvlink") return Link{fmt::format("nvlink (datasheet {}, one direction)", datasheet->name), l.bytes_per_s};
+        if (l.name == kGpuLink) return Link{fmt::format("{} (datasheet {}, one direction)", kGpuLink, datasheet->name), l.bytes_per_s};
     return std::nullopt;
   }
 
@@ -73,7 +87,7 @@ class CudaBackend final : public Backend {
   mutable std::once_flag probe_once_, detect_once_;
   mutable std::string reason_;
   mutable std::optional<GpuInfo> info_;
-  mutable std::optional<Nvml> nvml_;
+  mutable std::optional<DeviceMonitor> nvml_;
 };
 
 }  // namespace

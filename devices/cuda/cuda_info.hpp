@@ -11,6 +11,8 @@ struct GpuInfo {
   std::string pci_bus_id;
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
+  int warp_size = 32;  // 64 on AMD's CDNA: kernels sized by warps read it
+  std::string arch;    // HIP: the gfx target ("gfx90a:sramecc+:xnack-"); empty for CUDA
   double max_sm_clock_mhz = 0;
   double memory_clock_mhz = 0;
   int memory_bus_bits = 0;
@@ -22,7 +24,7 @@ struct GpuInfo {
   int runtime_version = 0;       // the CUDA runtime this build carries
   std::string driver_version;    // from NVML, "580.159.04"; empty without NVML
   double power_limit_w = 0;      // from NVML; 0 without it
-  std::string nvml_status;       // why NVML readings are absent, if they are
+  std::string nvml_status;       // why NVML (ROCm SMI) readings are absent, if they are
 };
 
 // Empty when a device is usable, else the reason (no driver, no device, old driver).
@@ -33,6 +35,6 @@ nlohmann::ordered_json to_json(const GpuInfo& info);
 // "cuda-nvidia-h100-80gb-hbm3-132sm-<hash>": model, SMs, memory, L2, clocks; not the
 // serial number, so identical cards share baselines.
 std::string fingerprint(const GpuInfo& info);
-std::string version_text(int cuda_version);  // 13000 -> "13.0"
+std::string version_text(int cuda_version);  // 13000 -> "13.0"; HIP: 50221153 -> "5.2"
 
 }  // namespace rooftop::gpu

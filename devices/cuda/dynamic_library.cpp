@@ -18,6 +18,19 @@ std::vector<std::string> cuda_library_places(const char* env_var, const std::str
   return places;
 }
 
+std::vector<std::string> rocm_library_places(const char* env_var, const std::vector<std::string>& sonames) {
+  std::vector<std::string> places;
+  if (const char* p = std::getenv(env_var); p && *p) places.push_back(p);
+  for (const auto& soname : sonames) places.push_back((bundle_lib_dir() / soname).string());
+  const char* rocm = std::getenv("ROCM_PATH");
+  for (const auto& soname : sonames) {
+    places.push_back(soname);  // LD_LIBRARY_PATH, ld.so.cache
+    if (rocm && *rocm) places.push_back(std::string(rocm) + "/lib/" + soname);
+    places.push_back("/opt/rocm/lib/" + soname);
+  }
+  return places;
+}
+
 void* open_first(const std::vector<std::string>& places, std::string& opened) {
   for (const auto& p : places)
     if (void* lib = ::dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL)) {

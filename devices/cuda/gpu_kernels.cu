@@ -4,6 +4,7 @@
 
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/vendors/gpu.hpp"
+#include "harness/errors.hpp"
 
 namespace rooftop::gpu {
 namespace {
@@ -32,8 +33,10 @@ template <>
 __device__ inline __nv_bfloat16 convert<__nv_bfloat16>(double v) { return __float2bfloat16(static_cast<float>(v)); }
 template <>
 __device__ inline __half convert<__half>(double v) { return __float2half(static_cast<float>(v)); }
+#if ROOFTOP_GPU_HAS_FP8
 template <>
 __device__ inline __nv_fp8_e4m3 convert<__nv_fp8_e4m3>(double v) { return __nv_fp8_e4m3(static_cast<float>(v)); }
+#endif
 template <>
 __device__ inline std::int8_t convert<std::int8_t>(double v) { return static_cast<std::int8_t>(llrint(v)); }
 
@@ -161,7 +164,12 @@ void fill_uniform(Dtype dtype, void* data, std::size_t count, std::uint64_t seed
     case Dtype::tf32: return launch_fill<float>(data, count, seed, lo, hi);
     case Dtype::bf16: return launch_fill<__nv_bfloat16>(data, count, seed, lo, hi);
     case Dtype::fp16: return launch_fill<__half>(data, count, seed, lo, hi);
-    case Dtype::fp8: return launch_fill<__nv_fp8_e4m3>(data, count, seed, lo, hi);
+    case Dtype::fp8:
+#if ROOFTOP_GPU_HAS_FP8
+      return launch_fill<__nv_fp8_e4m3>(data, count, seed, lo, hi);
+#else
+      throw PointSkipped(kNoFp8);
+#endif
     case Dtype::int8: return launch_fill<std::int8_t>(data, count, seed, lo, hi);
   }
 }

@@ -9,6 +9,10 @@
 
 namespace rooftop::gpu {
 
+// Why fp8 points are skipped in a build whose vendor has no fp8 type (ROOFTOP_GPU_HAS_FP8 0).
+inline constexpr const char* kNoFp8 =
+    "fp8 (e4m3): this HIP build has no fp8 type (ROCm 5.2; gfx90a and gfx908 have no fp8 units, MI300 needs ROCm 6)";
+
 // Uniform values in [lo, hi], rounded to `dtype`'s storage (tf32 is stored as fp32, fp8
 // as e4m3, int8 as whole numbers). Counter-based: the same seed gives the same data.
 void fill_uniform(Dtype dtype, void* data, std::size_t count, std::uint64_t seed, double lo, double hi);

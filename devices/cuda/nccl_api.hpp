@@ -1,7 +1,12 @@
 #pragma once
-// NCCL, loaded at run time like cuBLASLt: the binary runs where NCCL is absent, and finds
-// it where PyTorch's wheel or a CUDA install put it.
+// NCCL (RCCL in a HIP build: the same API), loaded at run time like cuBLASLt: the binary
+// runs where it is absent, and finds it where PyTorch's wheel or a CUDA or ROCm install put it.
+#include "devices/cuda/vendors/gpu.hpp"
+#if defined(ROOFTOP_HIP)
+#include "devices/hip/rccl_abi.hpp"  // RCCL: NCCL's API
+#else
 #include <nccl.h>
+#endif
 
 #include <string>
 
@@ -22,7 +27,8 @@ struct NcclApi {
 
 // Searched: $ROOFTOP_NCCL, the bundle's lib/, the loader's path, $CUDA_HOME/lib64,
 // /usr/local/cuda/lib64, and the nvidia-nccl Python wheels' lib/ folders. Throws
-// DeviceUnavailable naming them when it is absent.
+// DeviceUnavailable naming them when it is absent. HIP: $ROOFTOP_RCCL, the bundle's lib/,
+// the loader's path, $ROCM_PATH/lib, /opt/rocm/lib.
 const NcclApi& nccl();
 
 void check_nccl(ncclResult_t result, const char* call, const char* file, int line);

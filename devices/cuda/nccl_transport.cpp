@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/nccl_api.hpp"
 #include "harness/errors.hpp"
@@ -32,8 +33,12 @@ ncclDataType_t nccl_type(Dtype d) {
     case Dtype::fp16: return ncclFloat16;
     case Dtype::int8: return ncclInt8;
     case Dtype::fp8:
+#if ROOFTOP_GPU_HAS_FP8
       if (nccl_version() < 22400) throw PointSkipped("fp8 collectives need NCCL 2.24 or later");
       return ncclFloat8e4m3;
+#else
+      throw PointSkipped(gpu::kNoFp8);
+#endif
     default: throw PointSkipped(fmt::format("NCCL collectives take fp32, bf16, fp16, fp8 or int8, not {}", dtype_name(d)));
   }
 }

@@ -9,6 +9,7 @@ namespace rooftop::gpu {
 
 class Nvml {
  public:
+  static constexpr const char* kName = "nvml";  // the properties' key for its status
   // Opens NVML for the device at this PCI bus id ("0000:3B:00.0"); absent() tells why not.
   explicit Nvml(const std::string& pci_bus_id);
   Nvml(const Nvml&) = delete;

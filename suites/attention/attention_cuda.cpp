@@ -7,9 +7,10 @@
 #include <functional>
 #include <limits>
 
-#include "devices/cuda/cublaslt_matmul.hpp"
+#include "devices/cuda/vendor_matmul.hpp"
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/vendors/gpu.hpp"
 #include "harness/errors.hpp"
 #include "harness/registry.hpp"
 #include "suites/attention/attention_cuda_decode.cuh"
@@ -41,6 +42,7 @@ Correctness check_on_host(AttentionData& data, const gpu::DeviceBuffer& o, std::
   return data.check(seed + 7);
 }
 
+#if ROOFTOP_GPU_HAS_MMA_SYNC  // the fused prefill kernels are mma.sync and wgmma code
 class PrefillCuda final : public Instance {
  public:
   PrefillCuda(const AttentionShape& s, Dtype dtype, const PrefillConfig& config, std::uint64_t seed)
@@ -68,6 +70,8 @@ class PrefillCuda final : public Instance {
   gpu::DeviceBuffer q_, k_, v_, o_;
   PrefillArgs args_{};
 };
+
+#endif
 
 // The unfused path, as a framework without a fused kernel runs it: scores = Q K^T / sqrt(D)
 // materialised in fp32 by cuBLASLt, a softmax kernel writing P in the input type, then
@@ -105,7 +109,7 @@ class UnfusedCuda final : public Instance {
   std::uint64_t seed_;
   AttentionShape shape_;
   AttentionData data_;
-  gpu::CublasLtMatmul scores_gemm_, output_gemm_;
+  gpu::VendorMatmul scores_gemm_, output_gemm_;
   gpu::DeviceBuffer q_, k_, v_, o_, scores_, probabilities_;
 };
 
@@ -134,9 +138,11 @@ class CudnnCuda final : public Instance {
 };
 #endif
 
+#if ROOFTOP_GPU_HAS_MMA_SYNC
 PrefillConfig prefill_config(const AttentionShape& s, Dtype dtype) {
   return s.tile.empty() ? default_prefill_config(s.d, dtype) : parse_config_name(s.tile);
 }
+#endif
 
 class DecodeCuda final : public Instance {
  public:
@@ -192,11 +198,13 @@ std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uin
   const auto s = shape_of(problem);
   const Dtype dtype = problem.dtype;
   if (s.impl == "cudnn") {
+    if (auto why = cudnn_unsupported(s, dtype); !why.empty()) throw PointSkipped(why);
 #if ROOFTOP_HAVE_CUDNN
     return std::make_unique<CudnnCuda>(s, dtype, seed);
 #else
-    throw PointSkipped("this build found no cuDNN headers (cudnn_graph.h) beside CUDA's: install cuDNN 9's development "
-                       "files and configure again");
+    throw PointSkipped("this build found no cuDNN headers (cudnn_graph.h): install cuDNN 9's development files, or "
+                       "configure with -DROOFTOP_CUDNN_INCLUDE_DIR=<dir> (a PyTorch install has them under "
+                       "site-packages/nvidia/cudnn/include), and build again");
 #endif
   }
   if (s.decode) return std::make_unique<DecodeCuda>(s, dtype, seed);
@@ -205,23 +213,38 @@ std::unique_ptr<Instance> create_attention_cuda(const Problem& problem, std::uin
     return std::make_unique<UnfusedCuda>(s, dtype, seed);
   }
   if (s.impl != "fused") throw PointSkipped("the " + s.impl + " attention path runs on the CPU backend");
+#if ROOFTOP_GPU_HAS_MMA_SYNC
   if (s.sq > std::numeric_limits<int>::max() - 256) throw PointSkipped("the prefill kernel indexes rows with int");
   const PrefillConfig config = prefill_config(s, dtype);
   if (auto why = prefill_unsupported(config, s.d, dtype); !why.empty()) throw PointSkipped(why);
   return std::make_unique<PrefillCuda>(s, dtype, config, seed);
+#else
+  throw PointSkipped("the fused prefill kernel runs on tensor cores through mma.sync, ldmatrix, cp.async or wgmma "
+                     "(NVIDIA PTX); this HIP build has no fused prefill yet");
+#endif
 }
 
 namespace {
+#if ROOFTOP_GPU_HAS_MMA_SYNC
+// The tiles besides the default (tune times the default on its own) that this GPU runs. A
+// GPU that cannot be asked leaves the point untunable rather than ending the run.
 std::vector<std::string> runnable_prefill_tiles(const AttentionShape& s, Dtype dtype) {
   std::vector<std::string> names;
   if (dtype != Dtype::bf16 && dtype != Dtype::fp16) return names;  // fp32 has no tensor-core prefill
-  for (const auto& c : prefill_configs())
-    if (prefill_unsupported(c, s.d, dtype).empty()) names.push_back(config_name(c));
+  try {
+    const PrefillConfig fallback = default_prefill_config(s.d, dtype);
+    for (const auto& c : prefill_configs())
+      if (!(c == fallback) && prefill_unsupported(c, s.d, dtype).empty()) names.push_back(config_name(c));
+  } catch (const gpu::GpuError&) {
+    names.clear();
+  }
   return names;
 }
 const bool kPrefillTilesRegistered = (register_cuda_prefill_tiles(runnable_prefill_tiles), true);
+#endif
 
-const RegisterImplementation kAttentionCuda("attention", "cuda", [](const Problem& p, const SetupContext& setup) {
+// "cuda", or "hip" in a HIP build of the same source.
+const RegisterImplementation kAttentionCuda("attention", ROOFTOP_GPU_BACKEND, [](const Problem& p, const SetupContext& setup) {
   return create_attention_cuda(p, setup.seed);
 });
 }  // namespace

@@ -1,17 +1,23 @@
 #include "suites/attention/attention_cuda_decode.cuh"
-#include "suites/attention/attention_cuda_tensor_core.cuh"
 
 #include <algorithm>
 #include <cmath>
 
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/vendors/gpu.hpp"
+#include "harness/errors.hpp"
+#if ROOFTOP_GPU_HAS_MMA_SYNC
+#include "suites/attention/attention_cuda_tensor_core.cuh"
+#endif
 
 namespace rooftop::attention {
 namespace {
 
 constexpr int kWarps = 4;
+// A warp here is a group of 32 lanes, also where the hardware's is wider (CDNA's wavefront of
+// 64 holds two): every shuffle below is an XOR by less than 32, so it stays inside its group.
 constexpr int kWarp = 32;
+static_assert(kGpuWarpSize % kWarp == 0, "the decode kernels' 32-lane groups must tile the hardware's warp");
 constexpr int kUnroll = 4;  // 8 needs registers that cost a quarter of the occupancy and the speed
 
 __device__ inline float to_f(float x) { return x; }
@@ -19,10 +25,12 @@ template <class T>
 __device__ inline T from_f(float x);
 template <>
 __device__ inline float from_f<float>(float x) { return x; }
+#if ROOFTOP_GPU_HAS_MMA_SYNC  // only the tensor-core path writes bf16 and fp16
 template <>
 __device__ inline __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
 template <>
 __device__ inline __half from_f<__half>(float x) { return __float2half(x); }
+#endif
 
 // E consecutive elements of a row, one lane's share, loaded whole.
 template <class T, int E>
@@ -267,6 +275,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   finish_split<T, D, G, kRows>(a, b, kvh, split, sm_m, sm_l, sm_acc);
 }
 
+#if ROOFTOP_GPU_HAS_MMA_SYNC  // mma.sync, ldmatrix, cp.async: NVIDIA PTX
 // ---- bf16 and fp16: tensor cores ----
 
 // The group's G query heads are the rows of one m16n8k16 tile (rows past G are zeros), so
@@ -391,6 +400,13 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split_mma(DecodeArgs a) 
 }
 
 // The kernel a dtype, head dim and group run, and its dynamic shared memory.
+#endif  // ROOFTOP_GPU_HAS_MMA_SYNC
+
+// Why bf16 and fp16 decode is skipped in a build without mma.sync (HIP: MFMA code of its own is needed).
+[[maybe_unused]] constexpr const char* kNoMmaDecode =
+    "bf16/fp16 decode runs on tensor cores through mma.sync, ldmatrix and cp.async (NVIDIA PTX); this HIP build "
+    "runs the fp32 path only";
+
 struct SplitKernel {
   void (*kernel)(DecodeArgs);
   int shared;
@@ -401,6 +417,9 @@ SplitKernel split_kernel() {
   if constexpr (std::is_same_v<T, float>) {
     return {decode_split<T, D, G>, 0};
   } else {
+#if !ROOFTOP_GPU_HAS_MMA_SYNC
+    throw PointSkipped(kNoMmaDecode);
+#else
     static const bool attribute_set = [] {
       ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(decode_split_mma<T, D, G>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              mma_ring_bytes<T, D>()));
@@ -408,6 +427,7 @@ SplitKernel split_kernel() {
     }();
     (void)attribute_set;
     return {decode_split_mma<T, D, G>, mma_ring_bytes<T, D>()};
+#endif
   }
 }
 

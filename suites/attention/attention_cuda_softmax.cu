@@ -13,14 +13,16 @@ constexpr int kThreads = 256;
 __device__ inline void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16(v); }
 __device__ inline void store(__half* p, float v) { *p = __float2half(v); }
 
+// Across the block: within each warp (wavefront: 64 lanes on CDNA) by shuffles, then its warps.
 template <class Op>
 __device__ float block_reduce(float v, Op op) {
-  __shared__ float part[kThreads / 32];
-  for (int off = 16; off > 0; off /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, off));
-  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = v;
+  constexpr int kWarps = kThreads / kGpuWarpSize;
+  __shared__ float part[kWarps];
+  for (int off = kGpuWarpSize / 2; off > 0; off /= 2) v = op(v, __shfl_xor_sync(kFullMask, v, off));
+  if (threadIdx.x % kGpuWarpSize == 0) part[threadIdx.x / kGpuWarpSize] = v;
   __syncthreads();
   float all = part[0];
-  for (int w = 1; w < kThreads / 32; ++w) all = op(all, part[w]);
+  for (int w = 1; w < kWarps; ++w) all = op(all, part[w]);
   __syncthreads();  // part is reused by the next reduction
   return all;
 }

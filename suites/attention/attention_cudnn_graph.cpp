@@ -29,6 +29,7 @@ struct CudnnSdpa::Graph {
   std::vector<cudnnBackendDescriptor_t> operations;
   std::int64_t next_virtual = kFirstVirtual;
   CudnnDescriptor operation_graph{CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR};
+  std::vector<CudnnDescriptor> configs;  // the heuristics' ranking; the plan's stays alive with it
   CudnnDescriptor plan{CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR};
   CudnnDescriptor variant_pack{CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR};
   gpu::DeviceBuffer workspace;
@@ -165,11 +166,14 @@ struct CudnnSdpa::Graph {
       CudnnDescriptor heuristics(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
       heuristics.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, operation_graph)
           .set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode);
-      if (!heuristics.try_finalize()) continue;
+      if (!heuristics.try_finalize()) {
+        refusals = last_error();
+        continue;
+      }
       std::int64_t count = 0;
       ROOFTOP_CUDNN_CHECK(api.cudnnBackendGetAttribute(heuristics.raw(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
                                                        CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr));
-      std::vector<CudnnDescriptor> configs;
+      configs.clear();
       std::vector<cudnnBackendDescriptor_t> raw;
       for (std::int64_t i = 0; i < count; ++i) raw.push_back(configs.emplace_back(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR).raw());
       ROOFTOP_CUDNN_CHECK(api.cudnnBackendGetAttribute(heuristics.raw(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
@@ -179,9 +183,7 @@ struct CudnnSdpa::Graph {
         candidate.set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle)
             .set(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, configs[static_cast<std::size_t>(i)]);
         if (!candidate.try_finalize()) {
-          char why[256] = {};
-          api.cudnnGetLastErrorString(why, sizeof why);
-          refusals = why;
+          refusals = last_error();
           continue;
         }
         plan = std::move(candidate);
@@ -194,8 +196,16 @@ struct CudnnSdpa::Graph {
         return;
       }
     }
-    throw PointSkipped(fmt::format("cuDNN {} ({}) offers no engine that runs this attention graph{}{}",
+    throw PointSkipped(fmt::format("cuDNN {} ({}) offers no engine that runs this attention graph{}{}; "
+                                   "CUDNN_LOGLEVEL_DBG=2 CUDNN_LOGDEST_DBG=stderr shows each engine's reason, and a "
+                                   "newer cuDNN 9 can be named with ROOFTOP_CUDNN",
                                    gpu::cudnn_version(), api.path, refusals.empty() ? "" : ": ", refusals));
+  }
+
+  static std::string last_error() {
+    char why[256] = {};
+    gpu::cudnn().cudnnGetLastErrorString(why, sizeof why);
+    return why;
   }
 
   static std::int64_t engine_index(const CudnnDescriptor& config) {
@@ -213,10 +223,7 @@ struct CudnnSdpa::Graph {
 };
 
 CudnnSdpa::CudnnSdpa(const AttentionShape& s, Dtype dtype) {
-  if (dtype != Dtype::bf16 && dtype != Dtype::fp16)
-    throw PointSkipped(fmt::format("cuDNN's fused attention takes bf16 or fp16, not {}", dtype_name(dtype)));
-  if (s.block) throw PointSkipped("cuDNN's attention runs here on contiguous caches; its paged form is not wired in");
-  if (s.causal && s.sq != s.skv) throw PointSkipped("the causal mask is built for square attention (Sq = Skv)");
+  if (auto why = cudnn_unsupported(s, dtype); !why.empty()) throw PointSkipped(why);
   graph_ = std::make_unique<Graph>();
   graph_->scale = 1.0f / std::sqrt(static_cast<float>(s.d));
   graph_->causal = s.causal;

@@ -62,6 +62,14 @@ std::vector<std::string> cuda_prefill_tile_candidates(const AttentionShape& s, D
   return prefill_tile_lister()(s, dtype);
 }
 
+std::string cudnn_unsupported(const AttentionShape& s, Dtype dtype) {
+  if (dtype != Dtype::bf16 && dtype != Dtype::fp16)
+    return fmt::format("cuDNN's fused attention takes bf16 or fp16, not {}", dtype_name(dtype));
+  if (s.block) return "cuDNN's attention runs here on contiguous caches; its paged form is not wired in";
+  if (s.causal && s.sq != s.skv) return "the causal mask is built for square attention (Sq = Skv)";
+  return "";
+}
+
 void validate(const AttentionShape& s) {
   const auto bad = [](const std::string& what) { throw InputError("attention shape: " + what); };
   if (s.b <= 0 || s.hq <= 0 || s.hkv <= 0 || s.d <= 0) bad("batch, heads and head dim must be positive");
@@ -92,8 +100,9 @@ void validate(const AttentionShape& s) {
 
 Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string_view backend) {
   validate(s);
-  if (s.decode && !s.tile.empty() && backend != "cuda")
-    throw InputError(fmt::format("tile {}: a split count is a setting of the CUDA decode kernel", s.tile));
+  // The GPU decode kernel's, one source for CUDA and HIP.
+  if (s.decode && !s.tile.empty() && backend != "cuda" && backend != "hip")
+    throw InputError(fmt::format("tile {}: a split count is a setting of the CUDA decode kernel (HIP builds it too)", s.tile));
   if (backend != "cpu" && !s.decode && !s.tile.empty() && s.tile.find('w') == std::string::npos)
     throw InputError(fmt::format("tile {} names the CPU path's tiles (m<rows>n<keys>); the {} prefill's are "
                                  "[wg]m<M>n<N>w<warps>s<stages>, e.g. m128n64w4s2", s.tile, backend));

@@ -47,6 +47,10 @@ using PrefillTileLister = std::vector<std::string> (*)(const AttentionShape& sha
 void register_cuda_prefill_tiles(PrefillTileLister lister);
 std::vector<std::string> cuda_prefill_tile_candidates(const AttentionShape& shape, Dtype dtype);
 
+// Why cuDNN's attention as rooftop builds it cannot take this point ("" where it can): fp32,
+// a paged cache, a causal mask over Sq != Skv.
+std::string cudnn_unsupported(const AttentionShape& shape, Dtype dtype);
+
 // Throws InputError: head counts that do not divide, zero lengths, head dims other than
 // 64 or 128, causal decode, block sizes other than 16 or 32, an unknown implementation.
 void validate(const AttentionShape& shape);

@@ -22,11 +22,12 @@ Family make_attention_family() {
     return std::vector<Problem>{make_attention_problem(parse_attention_shape(shape), dtype, c.backend)};
   };
   f.tile_candidates = [](const Problem& p) {
-    // The CPU prefill's oneDNN tiles, the CUDA decode's split counts and the CUDA prefill's
-    // compiled kernel tiles.
+    // The CPU prefill's oneDNN tiles, the GPU decode's split counts and the CUDA prefill's
+    // compiled kernel tiles (a HIP build has no prefill kernel to tune).
     const auto s = shape_of(p);
     if (p.backend == "cpu") return cpu_tile_candidates(s, p.dtype);
-    if (p.backend == "cuda") return s.decode ? decode_split_candidates(s) : cuda_prefill_tile_candidates(s, p.dtype);
+    if ((p.backend == "cuda" || p.backend == "hip") && s.decode) return decode_split_candidates(s);
+    if (p.backend == "cuda") return cuda_prefill_tile_candidates(s, p.dtype);
     return std::vector<std::string>{};
   };
   f.sweep = [](const PlanContext& c) {

@@ -1,11 +1,13 @@
 #include "suites/gemm/gemm_cuda.hpp"
 
 #include "harness/registry.hpp"
-#include "devices/cuda/cublaslt_matmul.hpp"
+#include "devices/cuda/vendor_matmul.hpp"
 #include "devices/cuda/gpu_kernels.hpp"
+#include "devices/cuda/vendors/gpu.hpp"
 #include "harness/dtype_facts.hpp"
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
+#include "suites/gemm/gemm_reference.hpp"
 
 namespace rooftop::gemm {
 namespace {
@@ -39,7 +41,7 @@ class GemmCuda final : public Instance {
   Dtype dtype_;
   GemmShape shape_;
   std::uint64_t seed_;
-  gpu::CublasLtMatmul matmul_;
+  gpu::VendorMatmul matmul_;
 };
 
 }  // namespace
@@ -49,7 +51,8 @@ std::unique_ptr<Instance> create_gemm_cuda(const Problem& problem, std::uint64_t
 }
 
 namespace {
-const RegisterImplementation kGemmCuda("gemm", "cuda", [](const Problem& p, const SetupContext& setup) {
+// "cuda", or "hip" in a HIP build of the same source.
+const RegisterImplementation kGemmCuda("gemm", ROOFTOP_GPU_BACKEND, [](const Problem& p, const SetupContext& setup) {
   return create_gemm_cuda(p, setup.seed);
 });
 }  // namespace

@@ -1,19 +1,23 @@
 #include "suites/gemm/gemm_cuda_reference.hpp"
 
+#include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
+#include "harness/errors.hpp"
 #include "devices/cuda/vendors/gpu.hpp"
 #include "harness/random_fill.hpp"
 
 namespace rooftop::gemm {
 namespace {
 
-constexpr int kWarp = 32;
+constexpr int kWarp = kGpuWarpSize;  // 32 on NVIDIA, 64 on CDNA: the reduction below spans it
 constexpr int kWarpsPerBlock = 8;
 
 __device__ inline double value(float x) { return x; }
 __device__ inline double value(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ inline double value(__half x) { return __half2float(x); }
+#if ROOFTOP_GPU_HAS_FP8
 __device__ inline double value(__nv_fp8_e4m3 x) { return static_cast<float>(x); }
+#endif
 __device__ inline double value(std::int8_t x) { return x; }
 __device__ inline double value(std::int32_t x) { return x; }
 
@@ -39,9 +43,9 @@ __global__ void reference_kernel(const In* a, const In* b, const Out* d, std::in
     sq_sum += prod * prod;
   }
   for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-    ref += __shfl_down_sync(0xffffffffu, ref, offset);
-    abs_sum += __shfl_down_sync(0xffffffffu, abs_sum, offset);
-    sq_sum += __shfl_down_sync(0xffffffffu, sq_sum, offset);
+    ref += __shfl_down_sync(kFullMask, ref, offset);
+    abs_sum += __shfl_down_sync(kFullMask, abs_sum, offset);
+    sq_sum += __shfl_down_sync(kFullMask, sq_sum, offset);
   }
   if (lane == 0) out[warp] = {value(d[p.i * n + p.j]), ref, abs_sum, sq_sum};
 }
@@ -78,7 +82,13 @@ std::vector<ElementReference> reference_on_gpu(Dtype dtype, const GemmShape& s, 
     case Dtype::tf32: launch<float, float>(s, a, b, d, pk, count, out); break;
     case Dtype::bf16: launch<__nv_bfloat16, __nv_bfloat16>(s, a, b, d, pk, count, out); break;
     case Dtype::fp16: launch<__half, __half>(s, a, b, d, pk, count, out); break;
-    case Dtype::fp8: launch<__nv_fp8_e4m3, __nv_bfloat16>(s, a, b, d, pk, count, out); break;
+    case Dtype::fp8:
+#if ROOFTOP_GPU_HAS_FP8
+      launch<__nv_fp8_e4m3, __nv_bfloat16>(s, a, b, d, pk, count, out);
+      break;
+#else
+      throw PointSkipped(gpu::kNoFp8);
+#endif
     case Dtype::int8: launch<std::int8_t, std::int32_t>(s, a, b, d, pk, count, out); break;
   }
   std::vector<Sums> sums(picks.size());

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "harness/dtype.hpp"
-#include "suites/gemm/gemm_problem.hpp"
-#include "suites/gemm/gemm_reference.hpp"
+#include "suites/gemm/element_reference.hpp"
+#include "suites/gemm/gemm_shape.hpp"
 
 namespace rooftop::gemm {
 

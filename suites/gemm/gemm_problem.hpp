@@ -8,12 +8,10 @@
 
 #include "harness/dtype.hpp"
 #include "harness/problem.hpp"
+#include "suites/gemm/gemm_shape.hpp"
 
 namespace rooftop::gemm {
 
-struct GemmShape {
-  std::int64_t m = 0, n = 0, k = 0;
-};
 
 Work gemm_work(const GemmShape& shape, Dtype dtype);
 Problem make_gemm_problem(const GemmShape& shape, Dtype dtype, std::string_view backend, std::string_view set);

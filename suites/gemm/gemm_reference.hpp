@@ -7,6 +7,7 @@
 
 #include "harness/dtype.hpp"
 #include "harness/problem.hpp"
+#include "suites/gemm/element_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
 
 namespace rooftop::gemm {
@@ -35,11 +36,6 @@ struct GemmTolerance {
 };
 GemmTolerance gemm_tolerance(Dtype dtype, std::int64_t k);
 
-// One output element beside its double-precision reference, computed elsewhere (a GPU).
-struct ElementReference {
-  std::int64_t i = 0, j = 0;
-  double got = 0, ref = 0, abs_sum = 0, sq_sum = 0;
-};
 // Judges the elements against gemm_tolerance; `unwritten` elements still held the poison.
 Correctness judge_elements(Dtype dtype, std::int64_t k, std::span<const ElementReference> elements,
                            std::uint64_t total, std::uint64_t unwritten);

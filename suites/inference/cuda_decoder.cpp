@@ -303,7 +303,7 @@ void CudaDecoder::tune_decode_projections() {
   cudaEventDestroy(stop);
 }
 
-gpu::CublasLtMatmul& CudaDecoder::matmul(std::int64_t m, std::int64_t n, std::int64_t k) {
+gpu::VendorMatmul& CudaDecoder::matmul(std::int64_t m, std::int64_t n, std::int64_t k) {
   auto& slot = matmuls_[{m, n, k}];
   if (!slot) {
     gpu::MatmulShape s;
@@ -312,7 +312,7 @@ gpu::CublasLtMatmul& CudaDecoder::matmul(std::int64_t m, std::int64_t n, std::in
     s.k = k;
     s.b_stored_nk = true;
     s.d_fp32 = true;
-    slot = std::make_unique<gpu::CublasLtMatmul>(w_.dtype, s);
+    slot = std::make_unique<gpu::VendorMatmul>(w_.dtype, s);
   }
   return *slot;
 }

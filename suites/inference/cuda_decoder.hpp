@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "devices/cuda/cublaslt_matmul.hpp"
+#include "devices/cuda/vendor_matmul.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "suites/attention/attention_cuda_prefill.cuh"
 #include "suites/inference/cuda_decoder_kernels.cuh"
@@ -47,7 +47,7 @@ class CudaDecoder final : public Decoder {
   struct Layer {
     gpu::DeviceBuffer attn_norm, mlp_norm, qkv, o, gate_up, down;
   };
-  gpu::CublasLtMatmul& matmul(std::int64_t m, std::int64_t n, std::int64_t k);
+  gpu::VendorMatmul& matmul(std::int64_t m, std::int64_t n, std::int64_t k);
   // The projections of a forward, each the same shape in every layer.
   enum Projection { qkv, o_proj, gate_up, down, lm_head, kProjections };
   struct ProjectionChoice {
@@ -99,7 +99,7 @@ class CudaDecoder final : public Decoder {
   gpu::DeviceBuffer decode_workspace_;
   gpu::CapturedGraph decode_graph_;
   std::vector<ProjectionChoice> decode_choice_;  // by Projection, once tuned
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::unique_ptr<gpu::CublasLtMatmul>> matmuls_;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::unique_ptr<gpu::VendorMatmul>> matmuls_;
   std::vector<float> host_logits_;
 };
 

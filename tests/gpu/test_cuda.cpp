@@ -31,6 +31,7 @@
 #include "suites/gemm/gemm_cuda.hpp"
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
+#include "suites/gemm/gemm_reference.hpp"
 #include "suites/inference/cuda_decoder.hpp"
 #include "suites/inference/cuda_gemv.cuh"
 #include "suites/inference/inference_check.hpp"
@@ -117,14 +118,14 @@ TEST_CASE("cuDNN's fused attention matches the reference: causal, GQA, odd lengt
                           "prefill:1x8x1x1000x128:cudnn", "decode:3x32x8x1000x128:cudnn", "decode:1x8x8x4096x64:cudnn"};
 #if ROOFTOP_HAVE_CUDNN
   // Where cuDNN 9 loads, every point must run: an engine refusing our graph is a failure here.
-  bool loaded = true;
+  std::string loaded;
   try {
-    INFO("cuDNN " << gpu::cudnn_version() << " from " << gpu::cudnn().path);
+    loaded = "cuDNN " + gpu::cudnn_version() + " from " + gpu::cudnn().path;
   } catch (const PointSkipped& e) {
     WARN("skipped: " << e.what());
-    loaded = false;
   }
-  if (loaded)
+  INFO(loaded);
+  if (!loaded.empty())
     for (const char* text : shapes)
       for (Dtype d : {Dtype::bf16, Dtype::fp16}) check_attention_point(attention::parse_attention_shape(text), d);
 #else
@@ -132,7 +133,7 @@ TEST_CASE("cuDNN's fused attention matches the reference: causal, GQA, odd lengt
 #endif
   // fp32 and paged caches are refused before any graph is built.
   auto fp32 = attention::make_attention_problem(attention::parse_attention_shape("prefill:1x2x2x64x64:cudnn"), Dtype::fp32, "cuda");
-  CHECK_THROWS_AS(attention::create_attention_cuda(fp32, 1), PointSkipped);
+  CHECK_THROWS_WITH(attention::create_attention_cuda(fp32, 1), Catch::Contains("bf16 or fp16"));
   auto paged = attention::make_attention_problem(attention::parse_attention_shape("decode:1x8x8x64x64:paged16:cudnn"),
                                                  Dtype::bf16, "cuda");
   CHECK_THROWS_WITH(attention::create_attention_cuda(paged, 1), Catch::Contains("paged"));
