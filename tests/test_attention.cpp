@@ -9,6 +9,7 @@
 #include "harness/errors.hpp"
 #include "harness/fp16.hpp"
 #include "suites/attention/attention_cpu.hpp"
+#include "suites/attention/attention_cpu_decode.hpp"
 #include "suites/attention/attention_cpu_tiled.hpp"
 #include "suites/attention/attention_cpu_exp.hpp"
 #include "suites/attention/attention_cpu_fused.hpp"
@@ -168,6 +169,34 @@ TEST_CASE("CPU attention matches the reference: fused and oneDNN, causal or not,
     CHECK(result.passed);
     CHECK(result.elements_checked == result.elements_total);
   }
+}
+
+TEST_CASE("CPU bf16 decode: both paths (AVX512_BF16 dot products where the CPU has them) match the reference",
+          "[attention]") {
+  std::vector<CpuDecodePath> paths{CpuDecodePath::fp32_fma};
+  if (cpu_has_bf16_dot()) paths.push_back(CpuDecodePath::bf16_dot);
+  else WARN("this CPU has no AVX512_BF16: only the fp32 path is checked here");
+  // Chunks of 16 keys whole and short (odd: a last key without a pair), pages of 16 and 32
+  // split across threads, D 64 and 128, GQA 1 to 8, several query positions a sequence.
+  const char* shapes[] = {"decode:3x8x2x96x128",         "decode:2x8x2x101x64",         "decode:1x8x1x2000x128:paged16",
+                          "decode:2x32x4x352x128:paged32", "decode:1x4x4x37x128",        "decode:1x8x8x17x64",
+                          "decode:1x16x2x1100x64"};
+  for (const auto path : paths)
+    for (const char* shape : shapes) {
+      INFO(shape << (path == CpuDecodePath::bf16_dot ? " bf16 dot" : " fp32 FMAs"));
+      const auto seed = fresh_seed();
+      AttentionData data(parse_attention_shape(shape), Dtype::bf16, seed);
+      REQUIRE(decode_kernel_applies(data));
+      data.poison_output();
+      decode_attention_cpu(data, path);
+      const auto result = data.check(seed + 7);
+      INFO(result.worst_element << " ratio " << result.max_error_ratio << " (" << result.tolerance << ")");
+      CHECK(result.passed);
+      CHECK(result.elements_checked == result.elements_total);
+    }
+  CHECK_THAT(create_attention_cpu(make_attention_problem(parse_attention_shape("decode:1x8x2x512x128"), Dtype::bf16, "cpu"), 1)
+                 ->implementation(),
+             Catch::Contains(cpu_has_bf16_dot() ? "AVX512_BF16 dot products" : "fp32 FMAs"));
 }
 
 TEST_CASE("CPU paths: prefill on oneDNN tiles (bf16 where the CPU has bf16 units), decode streamed, the rest fused",

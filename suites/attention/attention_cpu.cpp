@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "harness/errors.hpp"
 #include "harness/registry.hpp"
 #include "suites/attention/attention_cpu_decode.hpp"
@@ -40,7 +42,10 @@ class AttentionCpu final : public Instance {
     if (onednn_) return onednn_->implementation();
     if (tiled_) return tiled_->implementation();
     if (decode_kernel_applies(data_))
-      return "rooftop CPU decode (bandwidth kernel: the cache streamed in place, split along its length to fill the threads)";
+      return fmt::format("rooftop CPU decode (bandwidth kernel: the cache streamed in place, split along its length to fill "
+                         "the threads; {})",
+                         cpu_decode_path(data_.dtype()) == CpuDecodePath::bf16_dot ? "AVX512_BF16 dot products"
+                                                                                   : "fp32 FMAs");
     return "rooftop fused CPU attention (online softmax, 16x64 tiles)";
   }
   std::string implementation_label() const override {

@@ -8,25 +8,24 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "harness/aligned_vector.hpp"
 #include "harness/bf16.hpp"
+#include "suites/attention/attention_cpu_decode_stream.hpp"
 #include "suites/attention/attention_cpu_exp.hpp"
 
 namespace rooftop::attention {
 namespace {
 
-constexpr int kMaxRows = 32;             // query heads (x positions) sharing one KV head
-constexpr int kChunk = 16;               // keys scored together before their softmax step
+using namespace decode_stream;
+
 constexpr std::int64_t kMinSplit = 512;  // keys a split streams at least: its merge must stay small
-constexpr int kPagePrefetch = 2;         // chunks asked for ahead on a paged cache (1-8 measured alike)
 
 inline float widen(float x) { return x; }
 inline float widen(std::uint16_t x) { return std::bit_cast<float>(static_cast<std::uint32_t>(x) << 16); }  // bf16
 
-// 16 floats: one AVX-512 register, two AVX2 ones on that clone.
-typedef float v16 __attribute__((vector_size(64)));
 typedef std::uint16_t u16x16 __attribute__((vector_size(32)));
 typedef std::uint32_t u32x16 __attribute__((vector_size(64)));
 inline v16 load16(const float* p) {
@@ -40,46 +39,12 @@ inline v16 load16(const std::uint16_t* p) {  // bf16: the upper half of an fp32
   const u32x16 w = __builtin_convertvector(h, u32x16) << 16;
   return std::bit_cast<v16>(w);
 }
-typedef std::int32_t i32x16 __attribute__((vector_size(64)));
 inline float sum16(v16 v) {
   float s = 0;
   for (int i = 0; i < 16; ++i) s += v[i];
   return s;
 }
 
-// Sums across lanes, 16 vectors at once: each step adds the two halves of every group of
-// lanes of two vectors into one (x's group sums, then y's), so that four steps turn 16
-// vectors into one vector of their 16 sums with 30 shuffles and 15 adds, where summing
-// each alone is a chain of 16 dependent adds. Lane i of the result is the sum of d[i].
-template <int W>
-inline v16 pair_halves(v16 x, v16 y) {
-  i32x16 a, b;
-  for (int i = 0; i < 16; ++i) {
-    const int group = i / (2 * W) * (2 * W), at = i % (2 * W);
-    a[i] = at < W ? group + at : 16 + group + at - W;
-    b[i] = a[i] + W;
-  }
-  return __builtin_shuffle(x, y, a) + __builtin_shuffle(x, y, b);
-}
-inline v16 sum_each(const v16 (&d)[16]) {
-  // The steps leave the sums in bit-reversed order; taking the inputs so undoes it.
-  constexpr int kBitReversed[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
-  v16 x[8], y[4], z[2];
-  for (int i = 0; i < 8; ++i) x[i] = pair_halves<8>(d[kBitReversed[2 * i]], d[kBitReversed[2 * i + 1]]);
-  for (int i = 0; i < 4; ++i) y[i] = pair_halves<4>(x[2 * i], x[2 * i + 1]);
-  for (int i = 0; i < 2; ++i) z[i] = pair_halves<2>(y[2 * i], y[2 * i + 1]);
-  return pair_halves<1>(z[0], z[1]);
-}
-
-// The running softmax state of `rows` query rows over the keys seen so far.
-struct Partial {
-  float m[kMaxRows], l[kMaxRows];
-  float* acc;  // rows x D
-};
-
-// Streams keys [j0, j1) of one (batch, KV head): scores for a chunk of keys, each row's
-// online-softmax step, then P V, all from the cache in place. The chunk's keys and values
-// come from memory once, for the first row; the other rows find them in L1.
 // Streams keys [j0, j1) of one (batch, KV head): for every chunk of 16 keys, rows four at
 // a time: their scores, their online-softmax step, then P V, all from the cache in place.
 // Each load of a key or value feeds four rows (4 x 4 accumulators), so that a chunk costs
@@ -100,17 +65,7 @@ void stream_keys(const AttentionData& data, std::int64_t b, std::int64_t kvh, st
     const int n = static_cast<int>(std::min<std::int64_t>({kChunk, j1 - c, block ? block - c % block : kChunk}));
     const T* kc = k + data.kv_offset(b, kvh, c);
     const T* vc = v + data.kv_offset(b, kvh, c);
-    // A paged cache's next pages lie anywhere (the block table is shuffled, as a server's
-    // is), where the hardware's stream prefetcher cannot guess them: ask for them now.
-    if (const std::int64_t ahead = c + kPagePrefetch * kChunk; block && ahead < j1) {
-      const auto* kp = reinterpret_cast<const char*>(k + data.kv_offset(b, kvh, ahead));
-      const auto* vp = reinterpret_cast<const char*>(v + data.kv_offset(b, kvh, ahead));
-      const int bytes = static_cast<int>(std::min<std::int64_t>(kChunk, block - ahead % block)) * D * static_cast<int>(sizeof(T));
-      for (int off = 0; off < bytes; off += 64) {
-        __builtin_prefetch(kp + off);
-        __builtin_prefetch(vp + off);
-      }
-    }
+    prefetch_ahead(data, k, v, b, kvh, c, j1, D * static_cast<int>(sizeof(T)), static_cast<int>(sizeof(T)));
     for (int r0 = 0; r0 < rows; r0 += 4) {  // q holds rows padded to a multiple of 4 with zeros
       const float* q4 = q + r0 * D;
       if (n == kChunk) {
@@ -135,22 +90,7 @@ void stream_keys(const AttentionData& data, std::int64_t b, std::int64_t kvh, st
             p[r][x] = sum16(dot);
           }
       }
-      for (int r = 0; r < 4; ++r) {  // online softmax: the running max and sum, P
-        const int row = r0 + r;
-        float row_max = part.m[row];
-        for (int x = 0; x < n; ++x) row_max = std::max(row_max, p[r][x]);
-        correction[r] = fast_exp(part.m[row] - row_max);
-        float sum = 0;
-#pragma omp simd reduction(+ : sum)
-        for (int x = 0; x < kChunk; ++x) {
-          float e = x < n ? fast_exp(p[r][x] - row_max) : 0.0f;
-          if (round_p) e = bf16_to_float(float_to_bf16(e));  // P in the input type, as matrix units take it
-          p[r][x] = e;
-          sum += e;
-        }
-        part.l[row] = part.l[row] * correction[r] + sum;
-        part.m[row] = row_max;
-      }
+      softmax_step(p, n, r0, round_p, part, correction);
       for (int h = 0; h < kV; h += kHalf) {  // P V over a quarter or half of D at a time: 16 accumulators
         v16 out[4][kHalf];
         for (int r = 0; r < 4; ++r)
@@ -172,7 +112,7 @@ void stream_keys(const AttentionData& data, std::int64_t b, std::int64_t kvh, st
 }
 
 template <int D, typename T>
-void decode(AttentionData& data) {
+void decode(AttentionData& data, bool bf16_dot) {
   const auto& s = data.shape();
   const int g = static_cast<int>(s.group()), rows = g * static_cast<int>(s.sq), padded = (rows + 3) / 4 * 4;
   const std::int64_t pairs = s.b * s.hkv;
@@ -190,6 +130,7 @@ void decode(AttentionData& data) {
 #pragma omp parallel
   {
     AlignedVector<float> q(static_cast<std::size_t>(padded * D));  // rows past `rows` stay zero
+    AlignedVector<std::uint16_t> q16(bf16_dot ? q.size() : 0);     // the same, bf16 and unscaled
     Partial part{};
 #pragma omp for schedule(dynamic)
     for (std::int64_t item = 0; item < pairs * splits; ++item) {
@@ -198,13 +139,20 @@ void decode(AttentionData& data) {
         const std::int64_t h = kvh * g + r / s.sq, i = r % s.sq;
         const auto* src = static_cast<const T*>(data.q()) + ((b * s.hq + h) * s.sq + i) * D;
         for (int t = 0; t < D; ++t) q[static_cast<std::size_t>(r * D + t)] = widen(src[t]) * scale;
+        if constexpr (sizeof(T) == 2)
+          if (bf16_dot) std::copy(src, src + D, &q16[static_cast<std::size_t>(r * D)]);
       }
       part.acc = &acc[static_cast<std::size_t>(item * padded * D)];
       std::fill(part.acc, part.acc + padded * D, 0.0f);
       std::fill(part.m, part.m + padded, -std::numeric_limits<float>::infinity());
       std::fill(part.l, part.l + padded, 0.0f);
       const std::int64_t j0 = split * span, j1 = std::min(s.skv, j0 + span);
-      if (j0 < j1) stream_keys<D, T>(data, b, kvh, j0, j1, padded, q.data(), round_p, part);
+      if (j0 >= j1) {
+      } else if (bf16_dot) {
+        stream_keys_bf16_dot<D>(data, b, kvh, j0, j1, padded, q16.data(), scale, part);
+      } else {
+        stream_keys<D, T>(data, b, kvh, j0, j1, padded, q.data(), round_p, part);
+      }
       std::copy(part.m, part.m + rows, &m[static_cast<std::size_t>(item * rows)]);
       std::copy(part.l, part.l + rows, &l[static_cast<std::size_t>(item * rows)]);
     }
@@ -241,10 +189,15 @@ bool decode_kernel_applies(const AttentionData& data) {
          s.group() * s.sq <= kMaxRows;
 }
 
-void decode_attention_cpu(AttentionData& data) {
-  const bool bf16 = data.dtype() == Dtype::bf16;
-  if (data.shape().d == 64) bf16 ? decode<64, std::uint16_t>(data) : decode<64, float>(data);
-  else bf16 ? decode<128, std::uint16_t>(data) : decode<128, float>(data);
+CpuDecodePath cpu_decode_path(Dtype dtype) {
+  return dtype == Dtype::bf16 && cpu_has_bf16_dot() ? CpuDecodePath::bf16_dot : CpuDecodePath::fp32_fma;
+}
+
+void decode_attention_cpu(AttentionData& data, CpuDecodePath path) {
+  const bool bf16 = data.dtype() == Dtype::bf16, dot = bf16 && path == CpuDecodePath::bf16_dot;
+  if (dot && !cpu_has_bf16_dot()) throw std::logic_error("decode_attention_cpu: this CPU has no AVX512_BF16");
+  if (data.shape().d == 64) bf16 ? decode<64, std::uint16_t>(data, dot) : decode<64, float>(data, false);
+  else bf16 ? decode<128, std::uint16_t>(data, dot) : decode<128, float>(data, false);
 }
 
 }  // namespace rooftop::attention
