@@ -75,15 +75,17 @@ __device__ inline std::int64_t key_row(const DecodeArgs& a, std::int64_t b, std:
   return ((blk * a.hkv + kvh) * a.block + (jj & (static_cast<int>(a.block) - 1))) * a.d;
 }
 
-// The last block of a (b, kvh) merges the splits' partials into the output rows. The work is
-// spread so that no thread walks the splits one dependent load at a time (that serial walk,
-// two passes over every split, was the tail of B = 1 decode: 1.9 TB/s at 33 splits of 32k
-// keys, 0.3 TB/s at 512): each head's max and sum are reduced by the whole block; then
-// warp w adds splits w, w + kWarps, ..., its lanes holding the G x D outputs, so a warp has
-// G x D / 32 independent loads in flight for each split it adds.
+// The last block of a (b, kvh) merges the splits' partials into the output rows. It runs
+// after every other block of the pair, so on a one-wave launch (batch 1 to 8) its time is
+// the kernel's tail: it is built to wait on as few dependent loads as it can. Each thread
+// keeps a running max and sum over its splits in one pass (the sum rescaled as the max
+// moves), so the partials' m and l are read once; then warp w adds splits w, w + kWarps,
+// ..., unrolled so that the loads of several splits are in flight together, its lanes
+// holding the G x D outputs. (A serial walk, two passes over every split, was the tail of
+// B = 1 decode: 1.9 TB/s at 33 splits of 32k keys, 0.3 TB/s at 512.)
 template <class T, int D, int G>
 __device__ void merge_splits(const DecodeArgs& a, std::int64_t b, std::int64_t kvh, float (*sm_acc)[G][D]) {
-  constexpr int kPerLane = D / kWarp;
+  constexpr int kPerLane = D / kWarp, kSplitsInFlight = 4;
   const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
   const std::int64_t bh0 = b * a.hq + kvh * G;
   __shared__ float warp_part[kWarps][G], head_max[G], head_sum[G];
@@ -105,25 +107,27 @@ __device__ void merge_splits(const DecodeArgs& a, std::int64_t b, std::int64_t k
     }
     __syncthreads();
   };
-  float v[G];  // unrolled loops over g: a register array indexed at run time would go to local memory
+  // unrolled loops over g: a register array indexed at run time would go to local memory
+  float mx[G], sum[G];
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    v[g] = -INFINITY;
-    for (int sp = threadIdx.x; sp < a.splits; sp += blockDim.x)
-      v[g] = fmaxf(v[g], __ldcg(a.partial + partial_index(bh0 + g, sp, a.splits, D)));
-  }
-  block_reduce(v, true, head_max);
-#pragma unroll
-  for (int g = 0; g < G; ++g) {
-    v[g] = 0;
+    mx[g] = -INFINITY;
+    sum[g] = 0;
     for (int sp = threadIdx.x; sp < a.splits; sp += blockDim.x) {
       const float* part = a.partial + partial_index(bh0 + g, sp, a.splits, D);
-      const float pm = __ldcg(part);
-      v[g] += pm == -INFINITY ? 0.0f : __ldcg(part + 1) * __expf(pm - head_max[g]);
+      const float pm = __ldcg(part), pl = __ldcg(part + 1);
+      if (pm == -INFINITY) continue;  // a split with no keys
+      const float top = fmaxf(mx[g], pm);
+      sum[g] = sum[g] * __expf(mx[g] - top) + pl * __expf(pm - top);
+      mx[g] = top;
     }
   }
-  block_reduce(v, false, head_sum);
+  block_reduce(mx, true, head_max);
+#pragma unroll
+  for (int g = 0; g < G; ++g) sum[g] = mx[g] == -INFINITY ? 0.0f : sum[g] * __expf(mx[g] - head_max[g]);
+  block_reduce(sum, false, head_sum);
   float acc[G][kPerLane] = {};
+#pragma unroll kSplitsInFlight
   for (int sp = warp; sp < a.splits; sp += kWarps) {
 #pragma unroll
     for (int g = 0; g < G; ++g) {
