@@ -1,5 +1,6 @@
 // The HIP build's logic that needs no AMD GPU: the vendor's capabilities and wave size, the
-// backend's refusal without a GPU, ROCm SMI's device matching, and the libraries' search.
+// backend's refusal without a GPU, ROCm SMI's device matching, the libraries' search, and
+// rocBLAS's refusals.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -9,6 +10,8 @@
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/vendors/gpu.hpp"
 #include "devices/devices.hpp"
+#include "devices/hip/rocblas_api.hpp"
+#include "devices/hip/rocblas_matmul.hpp"
 #include "devices/hip/rocm_smi.hpp"
 #include "devices/hip/vendor_gemm_library.hpp"
 #include "harness/backend.hpp"
@@ -76,7 +79,7 @@ TEST_CASE("ROCm libraries are looked for in the documented order", "[hip]") {
   CHECK(places.back() == "/opt/rocm/lib/liba.so.5");
 }
 
-TEST_CASE("a GEMM point without hipBLASLt or rocBLAS is skipped, naming the places searched", "[hip]") {
+TEST_CASE("a GEMM point without rocBLAS or hipBLASLt is skipped, naming the places searched", "[hip]") {
   try {
     const auto& library = gpu::amd_gemm_library();
     SUCCEED("found " + library.name + " at " + library.path);
@@ -84,4 +87,23 @@ TEST_CASE("a GEMM point without hipBLASLt or rocBLAS is skipped, naming the plac
     CHECK_THAT(e.what(), Catch::Contains("searched: ") && Catch::Contains("librocblas.so") &&
                              Catch::Contains("libhipblaslt.so") && Catch::Contains("/opt/rocm/lib/"));
   }
+}
+
+TEST_CASE("a GEMM point with hipBLASLt and no rocBLAS is skipped, naming both", "[hip]") {
+  gpu::GemmLibrary hipblaslt{"hipBLASLt", "/opt/rocm/lib/libhipblaslt.so.0", nullptr, {"/opt/rocm/lib/librocblas.so.0"}};
+  try {
+    gpu::load_rocblas(hipblaslt);
+    FAIL("no skip");
+  } catch (const PointSkipped& e) {
+    CHECK_THAT(e.what(), Catch::Contains("hipBLASLt found at /opt/rocm/lib/libhipblaslt.so.0") &&
+                             Catch::Contains("rooftop calls rocBLAS's gemm_ex") &&
+                             Catch::Contains("searched: /opt/rocm/lib/librocblas.so.0") &&
+                             Catch::Contains("ROOFTOP_ROCBLAS="));
+  }
+}
+
+TEST_CASE("a rocBLAS GEMM gemm_ex cannot run is skipped with the reason before any library or GPU call", "[hip]") {
+  CHECK_THROWS_WITH(gpu::RocblasMatmul(Dtype::tf32, 64, 64, 64), Catch::Contains("takes no tf32"));
+  CHECK_THROWS_WITH(gpu::RocblasMatmul(Dtype::fp8, gpu::MatmulShape{64, 64, 64}), Catch::Contains("takes no fp8"));
+  CHECK_THROWS_WITH(gpu::RocblasMatmul(Dtype::fp32, gpu::MatmulShape{64, 64, 64}), Catch::Contains("take bf16 or fp16"));
 }

@@ -74,9 +74,9 @@ class PrefillCuda final : public Instance {
 #endif
 
 // The unfused path, as a framework without a fused kernel runs it: scores = Q K^T / sqrt(D)
-// materialised in fp32 by cuBLASLt, a softmax kernel writing P in the input type, then
-// O = P V by cuBLASLt. GQA batches each KV head with its group of query heads, whose rows
-// are contiguous: one product of (G S) x S per (batch, KV head).
+// materialised in fp32 by cuBLASLt (rocBLAS for HIP), a softmax kernel writing P in the
+// input type, then O = P V by the same library. GQA batches each KV head with its group of
+// query heads, whose rows are contiguous: one product of (G S) x S per (batch, KV head).
 class UnfusedCuda final : public Instance {
  public:
   UnfusedCuda(const AttentionShape& s, Dtype dtype, std::uint64_t seed)
@@ -94,9 +94,10 @@ class UnfusedCuda final : public Instance {
     probabilities_ = gpu::DeviceBuffer(scores * input_size(dtype));
   }
   std::string implementation() const override {
-    return "cuBLASLt QK^T (fp32 scores) + softmax kernel + cuBLASLt PV: " + scores_gemm_.algorithm();
+    return fmt::format("{0} QK^T (fp32 scores) + softmax kernel + {0} PV: {1}", gpu::kVendorMatmulName,
+                       scores_gemm_.algorithm());
   }
-  std::string implementation_label() const override { return "cuBLASLt"; }
+  std::string implementation_label() const override { return gpu::kVendorMatmulName; }
   Correctness check() override { return check_on_host(data_, o_, seed_, [this] { run(); }); }
   void run() override {
     const auto& s = shape_;
