@@ -296,13 +296,14 @@ TEST_CASE("fp16 conversions: every half round-trips, floats round to nearest eve
 }
 
 #if defined(ROOFTOP_HAVE_CUDA)
-TEST_CASE("decode splits fill each wave of resident blocks 90%, within the split-size bounds", "[attention]") {
-  // B = 32 x 8 KV heads on 792 resident blocks (6 a multiprocessor on 132): 4 splits (the
-  // fewest for 32k keys) leave a 65%-full last wave, 5 an 81% one; 6 fill 97%.
+TEST_CASE("decode splits: the fewest waves x stages, within the split-size bounds", "[attention]") {
+  // B = 32 x 8 KV heads on 792 resident blocks (6 a multiprocessor on 132), waves x (stages
+  // of 64 keys + 2 for a block's start): 4 splits (the fewest for 32k keys) make 2 waves of
+  // 128 stages (260), 5 two of 103 (210), 6 two of 86 (176), 256 splits 83 waves of 2 (332).
   CHECK(decode_splits(32, 8, 32768, 792) == 6);
-  // A wave 90% full is enough: the H100's 264 resident blocks (2 a multiprocessor) take 256
-  // blocks of 32 splits at B1 32k (not 33), 4 at B8 5000 (not 8), 1 at B32 4k: what `tune`
-  // chose there.
+  // A wave need not be whole: on the H100's 264 resident blocks (2 a multiprocessor), 32
+  // splits at B1 32k (256 blocks, not 33's 264: the same 16 stages), 4 at B8 5000 (not 8,
+  // two waves of half the stages), 1 at B32 4k: what `tune` chose there.
   CHECK(decode_splits(1, 8, 32768, 264) == 32);
   CHECK(decode_splits(8, 8, 5000, 264) == 4);
   CHECK(decode_splits(32, 8, 4096, 264) == 1);

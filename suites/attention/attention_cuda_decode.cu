@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/vendors/gpu.hpp"
@@ -458,19 +459,22 @@ SplitKernel split_kernel_for(Dtype dtype, std::int64_t d, std::int64_t g) {
 int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int resident_blocks) {
   const std::int64_t pairs = b * hkv, fewest = (skv + kMaxSplitKeys - 1) / kMaxSplitKeys;
   const std::int64_t most = std::max<std::int64_t>(fewest, skv / kMinSplitKeys);
-  // The fewest splits whose blocks fill every wave at least 90%; else the best-filled count.
-  // Not "at least one whole wave": one split fewer than that wave needs means longer streams
-  // and a smaller merge, and on the H100 `tune` chose it every time (B1 32k keys: 32 splits,
-  // 256 of 264 resident blocks, x1.05 over 33; B8 5000: 4, 256 blocks, x1.07 over 8).
-  std::int64_t best = fewest;
-  double best_fill = 0;
+  // The split count with the least estimated time: waves x (the ring stages of kMinSplitKeys
+  // keys a split walks + a block's fixed cost), as each block's stages are latency-bound
+  // steps of about equal time; the fixed cost, its start (Q, the ring's first stages in
+  // flight) and its ticket, is about two stages. Ties go to fewer splits (a smaller merge). A last wave part-full costs a
+  // whole one (a 40%-full last wave cost a fifth); one split fewer than a whole wave needs
+  // costs nothing: on the H100 `tune` chose 32 splits for B1 32k keys (256 of 264 resident
+  // blocks; x1.05 over 33) and 4 for B8 5000 (x1.07 over 8), as this does.
+  constexpr std::int64_t kBlockStartStages = 2;
+  std::int64_t best = fewest, best_cost = std::numeric_limits<std::int64_t>::max();
   for (std::int64_t splits = fewest; splits <= most; ++splits) {
     const std::int64_t blocks = pairs * splits, waves = (blocks + resident_blocks - 1) / resident_blocks;
-    const double fill = static_cast<double>(blocks) / static_cast<double>(waves * resident_blocks);
-    if (fill >= 0.9) return static_cast<int>(splits);
-    if (fill > best_fill + 1e-9) {
+    const std::int64_t keys = (skv + splits - 1) / splits, stages = (keys + kMinSplitKeys - 1) / kMinSplitKeys;
+    const std::int64_t cost = waves * (stages + kBlockStartStages);
+    if (cost < best_cost) {
       best = splits;
-      best_fill = fill;
+      best_cost = cost;
     }
   }
   return static_cast<int>(best);

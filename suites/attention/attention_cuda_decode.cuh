@@ -39,8 +39,7 @@ int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group);
 // keys left 116 of the H100's 132 multiprocessors idle).
 inline constexpr std::int64_t kMinSplitKeys = kDecodeMinSplitKeys;
 // Splits of the cache per (batch, KV head): each split kMinSplitKeys to kMaxSplitKeys keys,
-// chosen so the blocks fill each wave of `resident_blocks` at least 90% (a 40%-full last
-// wave cost a fifth).
+// chosen for the least waves of `resident_blocks` x ring stages a split walks.
 int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int resident_blocks);
 // The workspace: the splits' partials and a ticket per (batch, KV head), zeroed once before
 // the first launch (each launch leaves its tickets at zero again).
