@@ -33,7 +33,7 @@ for step in "$@"; do
             2>&1 | grep -v "^\[" | tee "$out/bare-cublaslt-paused.txt" ;;
     gate) python3 tests/gate_suite.py "$bin/rooftop" baselines gemm cuda /tmp/rooftop-gate 2>&1 | tail -4
           echo "gate exit ${PIPESTATUS[0]}"; cp /tmp/rooftop-gate/gate-gemm-cuda.md "$out/" 2>/dev/null
-          python3 tests/cuda_presence.py "$bin/rooftop" | tail -3 ;;
+          python3 tests/gpu_presence.py "$bin/rooftop" cuda | tail -3 ;;
     attention) "$bin/rooftop" run --suite attention --backend cuda --tier quick --out "$out/cuda-quick-attention.json" \
                  > "$out/cuda-quick-attention.log" 2>&1; echo "exit $?"; grep -E "^attention" "$out/cuda-quick-attention.log" | cut -c1-60,150- ;;
     collectives)  # the 4 GiB headline twice, each beside a bare NCCL loop, then the quick tier in bf16
