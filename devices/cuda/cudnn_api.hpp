@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace rooftop::gpu {
 
@@ -26,7 +27,9 @@ struct CudnnApi {
 const CudnnApi& cudnn();
 // "9.19.0" from the library that was loaded (not the headers this was built with).
 std::string cudnn_version();
-// One handle for the process, on rooftop's stream.
+// One handle for the process, on rooftop's stream and the device current at its first use
+// (a process that runs cuDNN drives one GPU). Never destroyed: at exit the CUDA context may
+// already be gone, and cudnnDestroy would then fault in a static destructor.
 cudnnHandle_t cudnn_handle();
 
 // Throws GpuError naming the call and cuDNN's own account of the failure.
@@ -47,6 +50,11 @@ class CudnnDescriptor {
                        const void* values);
   CudnnDescriptor& set(cudnnBackendAttributeName_t name, const CudnnDescriptor& value);
   CudnnDescriptor& set(cudnnBackendAttributeName_t name, std::int64_t value);
+  // An enum would convert to int64 and be set as CUDNN_TYPE_INT64, which cuDNN refuses only at
+  // finalize: name its attribute type with the first overload instead.
+  template <class E>
+    requires std::is_enum_v<E>
+  CudnnDescriptor& set(cudnnBackendAttributeName_t name, E value) = delete;
   CudnnDescriptor& finalize();
   // Finalizes, and says whether cuDNN accepted it (an engine that cannot run this graph refuses).
   bool try_finalize();
