@@ -177,7 +177,7 @@ TEST_CASE("CPU bf16 decode: both paths (AVX512_BF16 dot products where the CPU h
   if (cpu_has_bf16_dot()) paths.push_back(CpuDecodePath::bf16_dot);
   else WARN("this CPU has no AVX512_BF16: only the fp32 path is checked here");
   // Chunks of 16 keys whole and short (odd: a last key without a pair), pages of 16 and 32
-  // split across threads, D 64 and 128, GQA 1 to 8, several query positions a sequence.
+  // split across threads, D 64 and 128, GQA 1 to 8.
   const char* shapes[] = {"decode:3x8x2x96x128",         "decode:2x8x2x101x64",         "decode:1x8x1x2000x128:paged16",
                           "decode:2x32x4x352x128:paged32", "decode:1x4x4x37x128",        "decode:1x8x8x17x64",
                           "decode:1x16x2x1100x64"};
@@ -309,12 +309,14 @@ TEST_CASE("decode splits: the fewest waves x stages, within the split-size bound
   CHECK(decode_splits(32, 8, 4096, 264) == 1);
   // Few pairs never fill a wave: the most splits (kMinSplitKeys keys each) come closest.
   CHECK(decode_splits(1, 8, 1024, 792) == 1024 / kMinSplitKeys);
-  for (std::int64_t skv : {256, 1000, 4096, 32768, 131072})
-    for (std::int64_t b : {1, 8, 64}) {
-      const int s = decode_splits(b, 8, skv, 792);
-      INFO(b << " x " << skv << " -> " << s);
-      CHECK(s >= (skv + kMaxSplitKeys - 1) / kMaxSplitKeys);
-      CHECK(s <= std::max<std::int64_t>((skv + kMaxSplitKeys - 1) / kMaxSplitKeys, skv / kMinSplitKeys));
-    }
+  // Within the kernel's limits (each split 64 to 8192 keys, at most 4096 splits) at any
+  // length, a million keys at B = 1 included.
+  for (std::int64_t skv : {256, 1000, 4096, 32768, 131072, 1 << 20})
+    for (std::int64_t b : {1, 8, 64})
+      for (int resident : {264, 792}) {
+        const int s = decode_splits(b, 8, skv, resident);
+        INFO(b << " x " << skv << " on " << resident << " -> " << s);
+        CHECK(splits_fit(s, skv));
+      }
 }
 #endif

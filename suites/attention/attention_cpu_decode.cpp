@@ -28,18 +28,19 @@ inline float widen(std::uint16_t x) { return std::bit_cast<float>(static_cast<st
 
 typedef std::uint16_t u16x16 __attribute__((vector_size(32)));
 typedef std::uint32_t u32x16 __attribute__((vector_size(64)));
-inline v16 load16(const float* p) {
+// Always inlined (see attention_cpu_decode_stream.hpp): vectors by value cross no ISA boundary.
+[[gnu::always_inline]] inline v16 load16(const float* p) {
   v16 v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline v16 load16(const std::uint16_t* p) {  // bf16: the upper half of an fp32
+[[gnu::always_inline]] inline v16 load16(const std::uint16_t* p) {  // bf16: the upper half of an fp32
   u16x16 h;
   std::memcpy(&h, p, sizeof h);
   const u32x16 w = __builtin_convertvector(h, u32x16) << 16;
   return std::bit_cast<v16>(w);
 }
-inline float sum16(v16 v) {
+[[gnu::always_inline]] inline float sum16(v16 v) {
   float s = 0;
   for (int i = 0; i < 16; ++i) s += v[i];
   return s;

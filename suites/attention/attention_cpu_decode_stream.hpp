@@ -31,8 +31,12 @@ struct Partial {
 // lanes of two vectors into one (x's group sums, then y's), so that four steps turn 16
 // vectors into one vector of their 16 sums with 30 shuffles and 15 adds, where summing
 // each alone is a chain of 16 dependent adds. Lane i of the result is the sum of d[i].
+// Always inlined, as every function here that takes or returns a v16: a copy out of line
+// would be built for the generic ISA, which passes 64-byte vectors through memory, while the
+// AVX-512 code calling it (the target_clones and the bf16 stream's pragma) passes them in
+// registers. -Wno-psabi silences GCC's warning about exactly that.
 template <int W>
-inline v16 pair_halves(v16 x, v16 y) {
+[[gnu::always_inline]] inline v16 pair_halves(v16 x, v16 y) {
   i32x16 a, b;
   for (int i = 0; i < 16; ++i) {
     const int group = i / (2 * W) * (2 * W), at = i % (2 * W);
@@ -41,7 +45,7 @@ inline v16 pair_halves(v16 x, v16 y) {
   }
   return __builtin_shuffle(x, y, a) + __builtin_shuffle(x, y, b);
 }
-inline v16 sum_each(const v16 (&d)[16]) {
+[[gnu::always_inline]] inline v16 sum_each(const v16 (&d)[16]) {
   // The steps leave the sums in bit-reversed order; taking the inputs so undoes it.
   constexpr int kBitReversed[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
   v16 x[8], y[4], z[2];

@@ -87,12 +87,12 @@ void tile_rows_few(int rows, int n, const float* q, const float* k, const float*
 
 // 16 floats: one AVX-512 register (two AVX2 ones on the AVX2 clone).
 typedef float v16 __attribute__((vector_size(64)));
-inline v16 load16(const float* p) {
+[[gnu::always_inline]] inline v16 load16(const float* p) {  // no copy out of line: see attention_cpu_decode_stream.hpp
   v16 v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline void store16(float* p, v16 v) { std::memcpy(p, &v, sizeof v); }
+[[gnu::always_inline]] inline void store16(float* p, v16 v) { std::memcpy(p, &v, sizeof v); }
 
 // One tile: rows (a multiple of 4, padded) x D queries, pre-scaled, against up to
 // kKeyBlock keys. K is transposed to [D][kKeyBlock]. Register-blocked micro-kernels:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/vendors/gpu.hpp"
@@ -86,7 +87,9 @@ __device__ inline std::int64_t key_row(const DecodeArgs& a, std::int64_t b, std:
 // B = 1 decode: 1.9 TB/s at 33 splits of 32k keys, 0.3 TB/s at 512.)
 template <class T, int D, int G>
 __device__ void merge_splits(const DecodeArgs& a, std::int64_t b, std::int64_t kvh, float (*sm_acc)[G][D]) {
-  constexpr int kPerLane = D / kWarp, kSplitsInFlight = 4;
+  // Four splits' loads in flight on the tensor-core kernels; the fp32 kernel at G = 8 would
+  // pass 128 registers with them, and lose a block a multiprocessor.
+  constexpr int kPerLane = D / kWarp, kSplitsInFlight = std::is_same_v<T, float> && G == 8 ? 1 : 4;
   const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
   const std::int64_t bh0 = b * a.hq + kvh * G;
   __shared__ float warp_part[kWarps][G], head_max[G], head_sum[G];
@@ -468,7 +471,7 @@ int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int reside
   // blocks; x1.05 over 33) and 4 for B8 5000 (x1.07 over 8), as this does.
   constexpr std::int64_t kBlockStartStages = 2;
   std::int64_t best = fewest, best_cost = std::numeric_limits<std::int64_t>::max();
-  for (std::int64_t splits = fewest; splits <= most; ++splits) {
+  for (std::int64_t splits = std::max<std::int64_t>(1, fewest); splits <= std::min(most, kDecodeMaxSplits); ++splits) {
     const std::int64_t blocks = pairs * splits, waves = (blocks + resident_blocks - 1) / resident_blocks;
     const std::int64_t keys = (skv + splits - 1) / splits, stages = (keys + kMinSplitKeys - 1) / kMinSplitKeys;
     const std::int64_t cost = waves * (stages + kBlockStartStages);
