@@ -75,8 +75,9 @@ inline void prefetch_ahead(const AttentionData& data, const void* k, const void*
 // One online-softmax step of rows r0 .. r0 + 3 over the chunk's n scores p[r][0, n) (in
 // units of the scaled score): the running max and sum move on, p becomes the unnormalised
 // probabilities (zero past n; rounded to bf16 when `round_p`, as matrix units take P), and
-// `correction` is what each row's output so far must be multiplied by.
-inline void softmax_step(float (&p)[4][kChunk], int n, int r0, bool round_p, Partial& part, float (&correction)[4]) {
+// `correction` is what each row's output so far must be multiplied by. Always inlined, so
+// that its exponentials take the caller's ISA (an -O2 build kept a generic copy out of line).
+[[gnu::always_inline]] inline void softmax_step(float (&p)[4][kChunk], int n, int r0, bool round_p, Partial& part, float (&correction)[4]) {
   for (int r = 0; r < 4; ++r) {
     const int row = r0 + r;
     float top = part.m[row];

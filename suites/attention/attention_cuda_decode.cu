@@ -468,7 +468,7 @@ int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int reside
   // flight) and its ticket, is about two stages. Ties go to fewer splits (a smaller merge). A last wave part-full costs a
   // whole one (a 40%-full last wave cost a fifth); one split fewer than a whole wave needs
   // costs nothing: on the H100 `tune` chose 32 splits for B1 32k keys (256 of 264 resident
-  // blocks; x1.05 over 33) and 4 for B8 5000 (x1.07 over 8), as this does.
+  // blocks; x1.05 over 33) and 4 for B8 5000 (x1.06 over 8), as this does.
   constexpr std::int64_t kBlockStartStages = 2;
   std::int64_t best = fewest, best_cost = std::numeric_limits<std::int64_t>::max();
   for (std::int64_t splits = std::max<std::int64_t>(1, fewest); splits <= std::min(most, kDecodeMaxSplits); ++splits) {
