@@ -99,6 +99,10 @@ TEST_CASE("attention shapes: accepted, and refused with the reason", "[attention
   CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wm128n128w8s2"));
   CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2o").tile == "wgm128n128w8s2o");
   CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w8s2x"));
+  CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w12s2otp").tile == "wgm128n128w12s2otp");
+  CHECK(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w12s2ot").tile == "wgm128n128w12s2ot");
+  CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w12s2pt"));
+  CHECK_THROWS(parse_attention_shape("prefill:2x16x16x8192x128:wgm128n128w12s2oo"));
   CHECK_THROWS_WITH(parse_attention_shape("prefill:1x32x8x1024x128:m128n64w4"), Catch::Contains("write prefill:"));
   CHECK(parse_attention_shape("prefill:1x32x8x1024x128:causal:cublaslt").impl == "cublaslt");
   CHECK_THROWS_WITH(parse_attention_shape("decode:1x32x8x1024x128:cublaslt"), Catch::Contains("prefill path"));

@@ -54,9 +54,10 @@ class PrefillCuda final : public Instance {
     args_ = {dtype, s.b, s.hq, s.hkv, s.sq, s.d, s.causal, q_.get(), k_.get(), v_.get(), o_.get()};
   }
   std::string implementation() const override {
-    return fmt::format("rooftop fused prefill, {} ({}: {} query rows x {} keys, {} warps, {} stages; {})",
-                       config_.wgmma ? "wgmma m64nNk16" : "mma.sync m16n8k16", config_name(config_), config_.bm,
-                       config_.bn, config_.warps, config_.stages,
+    return fmt::format("rooftop fused prefill, {}{}{} ({}: {} query rows x {} keys, {} warps, {} stages; {})",
+                       config_.wgmma ? "wgmma m64nNk16" : "mma.sync m16n8k16",
+                       config_.producer ? ", TMA producer warpgroup" : "", config_.pingpong ? ", ping-pong" : "",
+                       config_name(config_), config_.bm, config_.bn, config_.warps, config_.stages,
                        prefill_resources(config_, args_.d, args_.dtype));
   }
   std::string implementation_label() const override { return config_name(config_); }  // the tile: "wgm192n128w12s2"

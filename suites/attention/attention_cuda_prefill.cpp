@@ -8,10 +8,12 @@
 namespace rooftop::attention {
 namespace {
 
-// wgmma's first: on Hopper it is the default.
+// wgmma's first, the TMA producer's before the rest: on Hopper the first that runs a head
+// dim is its default.
 const std::vector<PrefillKernel>& prefill_kernels() {
   static const std::vector<PrefillKernel> all = [] {
-    std::vector<PrefillKernel> v = hopper_prefill_kernels();
+    std::vector<PrefillKernel> v = hopper_ws_prefill_kernels();
+    v.insert(v.end(), hopper_prefill_kernels().begin(), hopper_prefill_kernels().end());
     v.insert(v.end(), mma_prefill_kernels().begin(), mma_prefill_kernels().end());
     return v;
   }();
@@ -30,14 +32,20 @@ int dim_index(std::int64_t d) { return d == 64 ? 0 : 1; }
 }  // namespace
 
 std::string config_name(const PrefillConfig& c) {
-  return fmt::format("{}m{}n{}w{}s{}{}", c.wgmma ? "wg" : "", c.bm, c.bn, c.warps, c.stages, c.overlap ? "o" : "");
+  return fmt::format("{}m{}n{}w{}s{}{}{}{}", c.wgmma ? "wg" : "", c.bm, c.bn, c.warps, c.stages, c.overlap ? "o" : "",
+                     c.producer ? "t" : "", c.pingpong ? "p" : "");
 }
 
 PrefillConfig parse_config_name(const std::string& name) {
   PrefillConfig c{};
   c.wgmma = name.starts_with("wg");
-  std::sscanf(name.c_str() + (c.wgmma ? 2 : 0), "m%dn%dw%ds%d", &c.bm, &c.bn, &c.warps, &c.stages);
-  c.overlap = name.ends_with("o");
+  int end = 0;
+  std::sscanf(name.c_str() + (c.wgmma ? 2 : 0), "m%dn%dw%ds%d%n", &c.bm, &c.bn, &c.warps, &c.stages, &end);
+  // The suffix letters after the stage count, in config_name's order.
+  const std::string flags = end > 0 ? name.substr((c.wgmma ? 2 : 0) + end) : "";
+  c.overlap = flags.find('o') != std::string::npos;
+  c.producer = flags.find('t') != std::string::npos;
+  c.pingpong = flags.find('p') != std::string::npos;
   return c;
 }
 
@@ -61,6 +69,9 @@ std::string prefill_unsupported(const PrefillConfig& c, std::int64_t d, Dtype dt
     return fmt::format("prefill tile {} is not compiled; compiled: {}", config_name(c), names);
   }
   if (dtype != Dtype::bf16 && dtype != Dtype::fp16) return "the tensor-core prefill kernel takes bf16 or fp16";
+  if (!k->kernels[dtype_index(dtype)][dim_index(d)])
+    return fmt::format("tile {} is compiled for head dim {} only: its consumers' registers do not hold head dim {}'s "
+                       "accumulators", config_name(c), d == 64 ? 128 : 64, d);
   int device = 0, optin = 0, major = 0, minor = 0;
   ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
   ROOFTOP_GPU_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -82,7 +93,7 @@ std::string prefill_unsupported(const PrefillConfig& c, std::int64_t d, Dtype dt
 
 std::string prefill_resources(const PrefillConfig& c, std::int64_t d, Dtype dtype) {
   const PrefillKernel* k = find(c);
-  if (!k) return {};
+  if (!k || !k->kernels[dtype_index(dtype)][dim_index(d)]) return {};
   cudaFuncAttributes attr{};
   ROOFTOP_GPU_CHECK(cudaFuncGetAttributes(&attr, k->kernels[dtype_index(dtype)][dim_index(d)]));
   return fmt::format("{} registers, {} KiB shared, {} B spilled", attr.numRegs, k->shared[dim_index(d)] / 1024,

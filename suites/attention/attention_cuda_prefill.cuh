@@ -29,15 +29,20 @@ struct PrefillArgs {
 // A block of `warps` warps owns `bm` query rows and walks the keys `bn` at a time, with
 // `stages` key/value tiles in flight through cp.async. `wgmma`: Hopper's warpgroup MMA
 // (sm_90a only) instead of mma.sync. `overlap`: each warpgroup's softmax runs while its
-// previous tile's P V is on the tensor cores (the name's "o" suffix).
+// previous tile's P V is on the tensor cores (the name's "o" suffix). `producer`: a warpgroup
+// of its own streams the tiles in with the TMA ("t"). `pingpong`: two consumer warpgroups
+// take turns on the tensor cores, one's softmax under the other's products ("p").
 struct PrefillConfig {
   int bm, bn, warps, stages;
   bool wgmma = false;
   bool overlap = false;
+  bool producer = false;
+  bool pingpong = false;
   bool operator==(const PrefillConfig&) const = default;
 };
 
-std::string config_name(const PrefillConfig& c);  // "m128n64w4s2", "wgm128n128w8s2", "wgm128n128w8s2o"
+// "m128n64w4s2", "wgm128n128w8s2", "wgm128n128w8s2o", "wgm128n128w12s2otp"
+std::string config_name(const PrefillConfig& c);
 PrefillConfig parse_config_name(const std::string& name);  // config_name's inverse
 // The compiled configurations, wgmma's first.
 const std::vector<PrefillConfig>& prefill_configs();

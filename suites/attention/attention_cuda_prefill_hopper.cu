@@ -3,9 +3,7 @@
 // Each of a block's warpgroups owns 64 query rows; S = Q K^T reads both operands from
 // shared memory through descriptors, O += P V takes P from the registers the scores were
 // computed in. Masking and the online softmax are the mma.sync kernel's (tensor_core.cuh).
-#include "suites/attention/attention_cuda_prefill_kernels.cuh"
-#include "suites/attention/attention_cuda_tensor_core.cuh"
-#include "suites/attention/attention_cuda_wgmma.cuh"
+#include "suites/attention/attention_cuda_wgmma_tile.cuh"
 
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/vendors/gpu.hpp"
@@ -14,14 +12,7 @@ namespace rooftop::attention {
 namespace {
 
 using namespace tensor_core;
-
-// wgmma's 128-byte swizzle: a tile of ROWS x D elements is stored as D / 64 panels of ROWS
-// rows x 128 bytes, and 16-byte chunk c of row r sits at chunk c ^ (r % 8) of its row.
-// Panels start 1024-byte aligned, as the swizzle's address bits require.
-template <int ROWS>
-__device__ inline int panel_offset(int row, int chunk) {
-  return (chunk / 8) * ROWS * 128 + row * 128 + (((chunk % 8) ^ (row % 8)) * 16);
-}
+using wgmma_tile::panel_offset;
 
 // Rows [r0, r0 + ROWS) of a [S, D] matrix into wgmma's panels; rows at or past S are zeros.
 template <class T, int D, int ROWS, int THREADS>
@@ -49,7 +40,7 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
   auto sk = [&](int stage) { return smem + kQBytes + stage * kTileBytes; };
   auto sv = [&](int stage) { return smem + kQBytes + (2 + stage) * kTileBytes; };
 
-  const int wg = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const int wg = threadIdx.x / 128, warp = (threadIdx.x % 128) / 32;
   const PrefillBlock<T, D> blk(a, BM, BN);
   const int seq = blk.seq, m0 = blk.m0, tiles = blk.tiles;
   const T *qg = blk.q, *kg = blk.k, *vg = blk.v;
@@ -60,7 +51,7 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
   cp_async_commit();
 
   float o[D / 8][4] = {};
-  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0, 0};
+  wgmma_tile::RowState rows;
   const float scale_log2 = 1.4426950408889634f * rsqrtf(static_cast<float>(D));
   const int warp_row = wg * 64 + warp * 16;  // the warp's first row of the block
   const unsigned q_base = smem_address(sq) + wg * 64 * 128;
@@ -74,39 +65,14 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
   };
   auto load_k = [&](int t) { load_panels<T, D, BN, kThreads>(sk(t % 2), kg, t * BN, seq); };
   auto load_v = [&](int t) { load_panels<T, D, BN, kThreads>(sv(t % 2), vg, t * BN, seq); };
-  // S = Q K^T for key tile t, issued and committed: k16 steps along D, 32 bytes apart
-  // inside a panel, panel by panel.
   auto issue_scores = [&](float(&s)[BN / 8][4], int t) {
-    const unsigned k_base = smem_address(sk(t % 2));
-    wgmma::fence();
-#pragma unroll
-    for (int kd = 0; kd < D / 16; ++kd) {
-      const unsigned step = (kd % 4) * 32u;
-      const auto qd = wgmma::descriptor(q_base + (kd / 4) * BM * 128 + step, 16, 1024);
-      const auto kdsc = wgmma::descriptor(k_base + (kd / 4) * BN * 128 + step, 16, 1024);
-      wgmma::Mma<T, BN>::ss(s, qd, kdsc, kd > 0);
-    }
-    wgmma::commit();
+    wgmma_tile::issue_scores<T, D, BN, BM>(s, q_base, smem_address(sk(t % 2)));
   };
-  // O += P V for key tile t, issued and committed: k16 steps along the keys, 16 rows of 128
-  // bytes apart; V is MN-major (D contiguous), its 64-column panels BN x 128 bytes apart.
   auto issue_output = [&](unsigned(&p)[BN / 16][4], int t) {
-    const unsigned v_base = smem_address(sv(t % 2));
-    wgmma::fence();
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk)
-      wgmma::Mma<T, D>::rs(o, p[kk], wgmma::descriptor(v_base + kk * 16 * 128, BN * 128, 1024));
-    wgmma::commit();
+    wgmma_tile::issue_output<T, D, BN>(o, p, smem_address(sv(t % 2)));
   };
-  // Tile t's scores masked and through the online softmax into P; whether any of the warp's
-  // rows moved its maximum, and so the output needs `corr`.
   auto softmax = [&](float(&s)[BN / 8][4], int t, unsigned(&p)[BN / 16][4], float(&corr)[2]) {
-    const int j0 = t * BN;
-    if (j0 + BN > seq || (a.causal && j0 + BN - 1 > m0)) mask_scores(s, j0, m0 + warp_row, seq, a.causal);
-    const bool moved = __any_sync(0xffffffffu, online_softmax(s, row_max, row_sum, corr, scale_log2));
-#pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) probabilities_as_a<T>(s, kk, p[kk]);
-    return moved;
+    return wgmma_tile::softmax_tile<T, BN>(s, t * BN, m0 + warp_row, seq, a.causal, scale_log2, rows, p, corr);
   };
 
   if constexpr (!OVERLAP) {
@@ -169,26 +135,7 @@ __global__ void __launch_bounds__(WGS * 128, 1) prefill_wgmma(PrefillArgs a) {
     }
   }
 
-  // O / l into the warpgroup's own Q rows (its wgmmas are done with them), then out in
-  // 16-byte pieces, a warp its 16 rows.
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const float inv = inverse_row_sum(row_sum[r]);
-    const int row = warp_row + lane / 4 + 8 * r;
-#pragma unroll
-    for (int dt = 0; dt < D / 8; ++dt) {
-      const unsigned packed = pack2<T>(o[dt][2 * r] * inv, o[dt][2 * r + 1] * inv);
-      memcpy(sq + panel_offset<BM>(row, dt) + (lane % 4) * 4, &packed, 4);
-    }
-  }
-  __syncwarp();
-  constexpr int kChunks = D / 8;
-  for (int i = lane; i < 16 * kChunks; i += 32) {
-    const int row = warp_row + i / kChunks, c = i % kChunks;
-    if (m0 + row < seq)
-      *reinterpret_cast<uint4*>(blk.output_row(a, m0 + row) + c * 8) =
-          *reinterpret_cast<const uint4*>(sq + panel_offset<BM>(row, c));
-  }
+  wgmma_tile::store_output<T, D, BM>(a, blk, sq, o, rows, warp_row);
 #else
   (void)a;
   __trap();  // built for sm_90a only; the host never launches it elsewhere

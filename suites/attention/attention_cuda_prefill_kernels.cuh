@@ -19,6 +19,8 @@ struct PrefillKernel {
 // attention_cuda_prefill_hopper.cu).
 const std::vector<PrefillKernel>& mma_prefill_kernels();
 const std::vector<PrefillKernel>& hopper_prefill_kernels();
+// wgmma's with a TMA producer warpgroup (sm_90a, attention_cuda_prefill_hopper_ws.cu).
+const std::vector<PrefillKernel>& hopper_ws_prefill_kernels();
 
 #ifdef __CUDACC__
 // What a prefill block owns: query block blockIdx.x of (batch x head) blockIdx.y, its rows
@@ -28,7 +30,7 @@ const std::vector<PrefillKernel>& hopper_prefill_kernels();
 template <class T, int D>
 struct PrefillBlock {
   int seq, m0, tiles;
-  std::int64_t bh;
+  std::int64_t bh, kv_head;  // (batch, head) and (batch, KV head) as flat indices
   const T *q, *k, *v;
   __device__ PrefillBlock(const PrefillArgs& a, int bm, int bn) {
     seq = static_cast<int>(a.s);
@@ -38,8 +40,9 @@ struct PrefillBlock {
     const std::int64_t b = bh / a.hq, kvh = bh % a.hq / (a.hq / a.hkv);
     q = static_cast<const T*>(a.q) + bh * a.s * D;
     const std::int64_t kv_rows = a.kv_capacity ? a.kv_capacity : a.s;
-    k = static_cast<const T*>(a.k) + (b * a.hkv + kvh) * kv_rows * D;
-    v = static_cast<const T*>(a.v) + (b * a.hkv + kvh) * kv_rows * D;
+    kv_head = b * a.hkv + kvh;
+    k = static_cast<const T*>(a.k) + kv_head * kv_rows * D;
+    v = static_cast<const T*>(a.v) + kv_head * kv_rows * D;
     tiles = ((a.causal ? min(seq, m0 + bm) : seq) + bn - 1) / bn;
   }
   // Where query row `row` of this block's (batch, head) writes its D outputs.

@@ -149,7 +149,7 @@ AttentionShape shape_of(const Problem& p) {
 }
 
 namespace {
-// A prefill tile configuration: "[wg]m<digits>n<digits>w<digits>s<digits>[o]" names a GPU
+// A prefill tile configuration: "[wg]m<digits>n<digits>w<digits>s<digits>[o][t][p]" names a GPU
 // kernel; "m<digits>n<digits>" the CPU path's tile (query rows a task x keys a tile).
 bool is_tile_name(std::string_view t) {
   std::size_t at = t.starts_with("wg") ? 2 : 0;
@@ -162,7 +162,10 @@ bool is_tile_name(std::string_view t) {
   if (!number_after('m') || !number_after('n')) return false;
   if (at == t.size()) return !t.starts_with("wg");
   if (!number_after('w') || !number_after('s')) return false;
-  return at == t.size() || (at + 1 == t.size() && t[at] == 'o');
+  // The suffix letters, each at most once and in this order: o(verlap), t(ma producer), p(ing-pong).
+  for (char flag : {'o', 't', 'p'})
+    if (at < t.size() && t[at] == flag) ++at;
+  return at == t.size();
 }
 }  // namespace
 
