@@ -175,9 +175,10 @@ PrefillKernel compile() {
 }  // namespace
 
 const std::vector<PrefillKernel>& hopper_prefill_kernels() {
-  // Three warpgroups first (the default): while one runs its softmax the others keep the tensor
-  // cores busy, which two alone (in step at every barrier) do not. The overlapped pair comes
-  // last: 3% ahead of its plain twin at 8k, behind the default (docs/PERFORMANCE.md).
+  // After the TMA producer's tiles (the defaults, attention_cuda_prefill_hopper_ws.cu). Three
+  // warpgroups first: while one runs its softmax the others keep the tensor cores busy, which
+  // two alone (in step at every barrier) do not. The overlapped pair comes last: 3% ahead of
+  // its plain twin at 8k, behind three warpgroups (docs/PERFORMANCE.md).
   static const std::vector<PrefillKernel> all{compile<128, 3>(), compile<128, 2>(), compile<64, 2>(),
                                               compile<128, 2, true>()};
   return all;
