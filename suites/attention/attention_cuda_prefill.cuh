@@ -26,12 +26,12 @@ struct PrefillArgs {
   bool o_token_major = false;
 };
 
-// A block of `warps` warps owns `bm` query rows and walks the keys `bn` at a time, with
-// `stages` key/value tiles in flight through cp.async. `wgmma`: Hopper's warpgroup MMA
+// A block of `warps` warps (a TMA producer's included) owns `bm` query rows and walks the keys
+// `bn` at a time, with `stages` key/value tiles in flight (cp.async, or the TMA's). `wgmma`: Hopper's warpgroup MMA
 // (sm_90a only) instead of mma.sync. `overlap`: each warpgroup's softmax runs while its
 // previous tile's P V is on the tensor cores (the name's "o" suffix). `producer`: a warpgroup
-// of its own streams the tiles in with the TMA ("t"). `pingpong`: two consumer warpgroups
-// take turns on the tensor cores, one's softmax under the other's products ("p").
+// of its own streams the tiles in with the TMA ("t"). `pingpong`: the consumer warpgroups
+// take turns on the tensor cores, round a ring, one's softmax under another's products ("p").
 struct PrefillConfig {
   int bm, bn, warps, stages;
   bool wgmma = false;

@@ -1,11 +1,12 @@
 // The warp-specialised Hopper prefill (sm_90a): FlashAttention-3's structure on the wgmma
 // tile of attention_cuda_wgmma_tile.cuh. A producer warpgroup gives up its registers and
 // one of its threads streams Q, K and V in with the TMA, each stage behind a pair of
-// mbarriers (full: the bytes are in; free: every consumer warp is done reading), so the two
-// consumer warpgroups of 64 query rows never meet at a block barrier. Both consumers run the
-// intra-warpgroup overlap (tile t's scores and tile t - 1's P V issued together). PINGPONG:
-// the consumers take turns to issue their products, so one's softmax runs under the other's
-// products instead of both softmaxes leaving the tensor cores idle at once.
+// mbarriers (full: the bytes are in; free: every consumer warp is done reading), so the
+// consumer warpgroups (two or three, 64 query rows each) never meet at a block barrier. Every
+// consumer runs the intra-warpgroup overlap (tile t's scores and tile t - 1's P V issued
+// together). PINGPONG: the consumers take turns, round a ring, to issue their products, so
+// one's softmax runs under another's products instead of all softmaxes leaving the tensor
+// cores idle at once.
 #include <cudaTypedefs.h>
 
 #include <algorithm>
@@ -97,7 +98,7 @@ __global__ void __launch_bounds__((CONSUMERS + 1) * 128, 1)
   float o[D / 8][4] = {};
   wgmma_tile::RowState rows;
   // A warp's reads of a stage are over once its wgmma wait returns; the stage is free when
-  // all eight consumer warps have said so.
+  // all the consumer warps (kConsumerWarps) have said so.
   auto release = [&](std::uint64_t* bar) {
     __syncwarp();
     if (lane == 0) tma::arrive(bar);

@@ -7,7 +7,8 @@
 
 namespace rooftop::attention {
 
-// One configuration, compiled for [bf16, fp16] x [head dim 64, 128].
+// One configuration, compiled for [bf16, fp16] x [head dim 64, 128]; a configuration whose
+// registers do not hold head dim 128 leaves its [.][1] entries null (prefill_unsupported says so).
 struct PrefillKernel {
   PrefillConfig config;
   const void* kernels[2][2];
