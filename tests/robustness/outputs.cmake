@@ -1,0 +1,1 @@
+# Issue 35 (hardening, third pass): the outputs group's cases, each a test that fails on 0312b28.
