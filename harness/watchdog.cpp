@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "harness/exit_codes.hpp"
 
 namespace rooftop {
 
-Watchdog::Watchdog() : thread_([this] { watch(); }) {}
+Watchdog::Watchdog(std::string consequence, int exit_code)
+    : consequence_(std::move(consequence)), exit_code_(exit_code), thread_([this] { watch(); }) {}
 
 Watchdog::~Watchdog() {
   stop_ = true;
@@ -31,10 +31,9 @@ void Watchdog::watch() {
     const auto d = deadline_.load();
     if (d != 0 && Clock::now().time_since_epoch().count() > d) {
       std::lock_guard lock(mutex_);
-      fmt::print(stderr, "rooftop: {} did not finish in time: a rank died or hangs. The finished points are saved; "
-                         "ending every rank (exit {})\n", what_, kExitCommFault);
+      fmt::print(stderr, "rooftop: {} did not finish in time: {} (exit {})\n", what_, consequence_, exit_code_);
       std::fflush(stderr);
-      std::_Exit(kExitCommFault);
+      std::_Exit(exit_code_);
     }
   }
 }

@@ -1,12 +1,15 @@
 // GPU tests of the CUDA backend (label gpu): run where a GPU is, SKIP (exit 4) elsewhere.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -28,6 +31,7 @@
 #include "devices/devices.hpp"
 #include "harness/backend.hpp"
 #include "harness/runner.hpp"
+#include "harness/watchdog.hpp"
 #include "suites/gemm/gemm_cuda.hpp"
 #include "suites/gemm/gemm_cuda_reference.hpp"
 #include "suites/gemm/gemm_problem.hpp"
@@ -40,12 +44,45 @@
 using namespace rooftop;
 
 namespace {
+// Every test case has a time bound: a hang (a library waiting forever, a kernel that never
+// ends) fails with the case's name and its last point instead of running until CI's limit.
+// ROOFTOP_GPU_TEST_SECONDS sets the bound; a case that is long by design says its own in a
+// tag "[seconds=N]", which the variable overrides too.
+double time_bound_seconds(const Catch::TestCaseInfo& info) {
+  if (const char* env = std::getenv("ROOFTOP_GPU_TEST_SECONDS"); env && std::atof(env) > 0) return std::atof(env);
+  for (const auto& tag : info.tags)
+    if (tag.rfind("seconds=", 0) == 0) return std::atof(tag.c_str() + 8);
+  return 300;
+}
+
+Watchdog& time_bound() {
+  static Watchdog dog("the GPU test hangs or is far slower than it should be (ROOFTOP_GPU_TEST_SECONDS allows longer)",
+                      kExitFailure);
+  return dog;
+}
+std::string bounded_case;  // "test case "NAME" (bound N s)", for the messages of its steps
+
+struct TimeBound : Catch::TestEventListenerBase {
+  using TestEventListenerBase::TestEventListenerBase;
+  void testCaseStarting(const Catch::TestCaseInfo& info) override {
+    const double seconds = time_bound_seconds(info);
+    bounded_case = fmt::format("test case \"{}\" (bound {:.0f} s)", info.name, seconds);
+    time_bound().arm(seconds, bounded_case);
+  }
+  void testCaseEnded(const Catch::TestCaseStats&) override { time_bound().disarm(); }
+};
+CATCH_REGISTER_LISTENER(TimeBound)
+
+// Names the point a test case has reached, for the time bound's message.
+void at_point(const std::string& point) { time_bound().rename(bounded_case + ", at " + point); }
+
 // A fresh seed per run (printed by Catch2 on failure through the test name's INFO).
 std::uint64_t fresh_seed() { return Catch::rngSeed() * 7919 + 17; }
 
 // One attention point on the GPU, on fresh inputs, against the reference.
 void check_attention_point(const attention::AttentionShape& shape, Dtype d) {
   const auto p = attention::make_attention_problem(shape, d, "cuda");
+  at_point(p.name());
   auto instance = attention::create_attention_cuda(p, fresh_seed());
   const auto c = instance->check();
   INFO(p.name() << ": " << c.worst_element << " ratio " << c.max_error_ratio << " (" << c.tolerance << ")");
@@ -82,7 +119,7 @@ TEST_CASE("split-KV decode matches the reference: contiguous and paged, GQA rati
   CHECK_THROWS_AS(attention::create_attention_cuda(p, 1), PointSkipped);
 }
 
-TEST_CASE("fused prefill matches the reference in every compiled tile: causal, GQA, odd lengths", "[gpu][attention]") {
+TEST_CASE("fused prefill matches the reference in every compiled tile: causal, GQA, odd lengths", "[gpu][attention][seconds=900]") {
   // Lengths off every tile (BM 64/128, BN 32/64), MHA, GQA 4:1 and MQA, both head dims.
   const char* shapes[] = {"prefill:2x8x2x300x128:causal", "prefill:1x4x4x129x64", "prefill:1x8x1x1000x128",
                           "prefill:3x4x2x77x64:causal", "prefill:1x2x2x1024x128:causal"};
