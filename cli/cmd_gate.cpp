@@ -42,9 +42,9 @@ void add_output_options(CLI::App* cmd, GateOutputs& o) {
 // --config, else a gate.json kept beside this device's baselines (thresholds calibrated for
 // that machine), else the defaults; --alpha and --tau override.
 GateConfig config_of(const GateOutputs& o, const fs::path& machine_config = {}) {
-  GateConfig c = !o.config.empty()                                        ? load_gate_config(o.config)
-                 : !machine_config.empty() && fs::exists(machine_config) ? load_gate_config(machine_config)
-                                                                         : GateConfig{};
+  GateConfig c = !o.config.empty()                                             ? load_gate_config(o.config)
+                 : !machine_config.empty() && exists_in_store(machine_config) ? load_gate_config(machine_config)
+                                                                              : GateConfig{};
   if (o.alpha > 0) c.alpha = o.alpha;
   if (o.tau > 0) c.tau_kernel = c.tau_system = o.tau;
   return c;
@@ -173,7 +173,8 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
       return;
     }
     const auto machine_config = machine_gate_config(*baseline, run);
-    if (outputs->config.empty() && fs::exists(machine_config)) fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
+    if (outputs->config.empty() && exists_in_store(machine_config))
+      fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
     const auto config = config_of(*outputs, machine_config);
     auto verdicts = gate_against_baseline(*baseline, run, config, *results, gate_unit_named(*unit));
     if (!verdicts) {

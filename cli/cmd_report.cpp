@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "harness/atomic_file.hpp"
+#include "harness/baselines.hpp"
 #include "cli/commands.hpp"
 #include "cli/gate_inputs.hpp"
 #include "harness/errors.hpp"
@@ -70,9 +71,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
     if (!baseline->empty()) {
       const auto& run = inputs.front().run;
       const auto machine = machine_gate_config(*baseline, run);
-      const GateConfig gate_config = !config->empty()                           ? load_gate_config(*config)
-                                     : !machine.empty() && std::filesystem::exists(machine) ? load_gate_config(machine)
-                                                                                            : GateConfig{};
+      const GateConfig gate_config = !config->empty()                               ? load_gate_config(*config)
+                                     : !machine.empty() && exists_in_store(machine) ? load_gate_config(machine)
+                                                                                    : GateConfig{};
       options.gate = gate_against_baseline(*baseline, run, gate_config, inputs.front().origin);
       if (!options.gate) {  // as `gate` says it: exit 3, nothing written
         fmt::print(stderr, "rooftop: no baseline for device {} in {}; make one with:\n  {}\n", run.meta.fingerprint, *baseline,

@@ -18,6 +18,7 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/process_group.hpp"
+#include "harness/registry.hpp"
 #include "harness/runner.hpp"
 #include "harness/tuning_cache.hpp"
 #include "harness/version.hpp"
@@ -45,6 +46,26 @@ int count_failures(const nlohmann::ordered_json& j) {
   return failures;
 }
 int results_exit_code(const nlohmann::ordered_json& j) { return count_failures(j) ? kExitFailure : kExitOk; }
+
+// A tuned tile that is not one of its point's candidates (a hand-edited, older or foreign
+// tuning file) would make the point skip and drop out of the run unnoticed: it runs its
+// default tile instead, says so, and its results record why.
+void replace_invalid_tuned_tiles(const std::vector<Problem>& planned, const std::filesystem::path& tuning_file,
+                                 RunOptions& o, bool say) {
+  for (const auto& p : planned) {
+    const auto it = o.tiles.find(p.name());
+    if (it == o.tiles.end() || it->second.tile.empty()) continue;
+    const Family* family = family_named(p.family);
+    const auto candidates = family && family->tile_candidates ? family->tile_candidates(p) : std::vector<std::string>{};
+    if (candidates.empty() || std::find(candidates.begin(), candidates.end(), it->second.tile) != candidates.end()) continue;
+    const auto why = fmt::format("the tuned tile '{}' of {} in {} is not one of this point's tiles", it->second.tile,
+                                 p.name(), tuning_file.string());
+    if (say)
+      fmt::print(stderr, "rooftop: warning: {}: it runs its default tile; run `rooftop tune` again, or delete the entry "
+                         "\"points\".\"{}\"\n", why, p.name());
+    it->second = {"", "default (" + why + ")"};
+  }
+}
 
 struct RunFlags {
   RunOptions options;
@@ -81,8 +102,9 @@ int execute_run(RunFlags& f) {
   // Input errors (suite, dtype, shape, filter) before anything is measured. A rank that
   // refuses its arguments alone would leave the others waiting for it.
   std::string refused;
+  std::vector<Problem> planned;
   try {
-    plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
+    planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
   } catch (const InputError& e) {
     if (!transport) throw;
     refused = e.what();
@@ -96,11 +118,12 @@ int execute_run(RunFlags& f) {
   const auto tuning_file = tuning_cache_path(backend.fingerprint());
   std::map<std::string, TunedPoint> tuned;
   try {
-    tuned = load_tuning(tuning_file);
+    tuned = load_tuning(tuning_file, backend.fingerprint());
   } catch (const InputError& e) {  // a gemm or collectives run must not fail for a broken tuning file
     if (writer) fmt::print(stderr, "rooftop: warning: {}; tunable points run their default tiles\n", e.what());
   }
   for (const auto& [name, t] : tuned) o.tiles[name] = {t.tile, "tuned " + t.tuned_at};
+  replace_invalid_tuned_tiles(planned, tuning_file, o, writer);
   if (!tuned.empty() && writer) fmt::print(stderr, "rooftop: tuned tiles for {} point(s) from {}\n", tuned.size(), tuning_file.string());
   const auto lookup = find_profile(backend, f.profile);
   if (!lookup.profile && writer) fmt::print(stderr, "rooftop: note: {}; roofline fields will be empty\n", lookup.source);

@@ -81,7 +81,13 @@ int execute_tune(TuneFlags& f) {
     return kExitUsage;
   }
   const auto path = tuning_cache_path(backend.fingerprint());
-  load_tuning(path);  // a broken file is said now, not after minutes of timing
+  // A broken file, or one that cannot be written, is said now, not after minutes of timing.
+  try {
+    load_tuning(path, backend.fingerprint());
+  } catch (const TuningOfAnotherDevice& e) {
+    fmt::print(stderr, "rooftop: warning: {} (this tuning replaces the file)\n", e.what());
+  }
+  check_tuning_writable(path);
   std::map<std::string, TunedPoint> chosen;
   std::vector<std::string> dropped;  // points tuned before whose tuning could not run now
   std::size_t width = 5;

@@ -40,7 +40,7 @@ std::vector<fs::path> baseline_files(const fs::path& where, const RunResults& ru
   for (const auto& r : run.results) suites.insert(r.problem.family);
   std::vector<fs::path> files;
   for (const auto& s : suites)
-    if (fs::exists(baseline_file(where, run.meta.fingerprint, s))) files.push_back(baseline_file(where, run.meta.fingerprint, s));
+    if (exists_in_store(baseline_file(where, run.meta.fingerprint, s))) files.push_back(baseline_file(where, run.meta.fingerprint, s));
   return files;
 }
 

@@ -7,6 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -88,6 +91,81 @@ void write_file_atomically(const std::filesystem::path& requested, std::string_v
   }
   if (::close(fd) != 0) fail("close");
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename");
+}
+
+namespace {
+std::filesystem::path temporary_beside(const std::filesystem::path& path) {
+  return path.parent_path() / fmt::format(".{}.tmp.{}", path.filename().string(), ::getpid());
+}
+
+// The whole content into a new file, flushed to disk; the reason it could not be, else empty.
+std::string write_and_sync(const std::filesystem::path& file, std::string_view content) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return std::string("open: ") + std::strerror(errno);
+  for (std::size_t done = 0; done < content.size();) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string reason = std::string("write: ") + std::strerror(errno);
+      ::close(fd);
+      return reason;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    const std::string reason = std::string("fsync: ") + std::strerror(errno);
+    ::close(fd);
+    return reason;
+  }
+  return ::close(fd) == 0 ? std::string() : std::string("close: ") + std::strerror(errno);
+}
+
+std::optional<std::string> content_of(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+}  // namespace
+
+void write_files_atomically(const std::vector<FileContent>& files) {
+  std::vector<std::filesystem::path> temporaries;
+  const auto remove_temporaries = [&](std::size_t from) {
+    for (std::size_t i = from; i < temporaries.size(); ++i) ::unlink(temporaries[i].c_str());
+  };
+  // Stage: every file's content beside it, before any is replaced.
+  for (const auto& f : files) {
+    const auto dir = f.path.has_parent_path() ? f.path.parent_path() : std::filesystem::path(".");
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      remove_temporaries(0);
+      refuse(f.path, fmt::format("cannot create the folder {}: {}; nothing was written", dir.string(), ec.message()));
+    }
+    temporaries.push_back(temporary_beside(f.path));
+    if (const auto why = write_and_sync(temporaries.back(), f.content); !why.empty()) {
+      remove_temporaries(0);
+      refuse(f.path, why + "; nothing was written");
+    }
+  }
+  // Replace: one rename each; a failure puts back what the earlier ones replaced.
+  std::vector<std::optional<std::string>> before;
+  for (const auto& f : files) before.push_back(content_of(f.path));
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (::rename(temporaries[i].c_str(), files[i].path.c_str()) == 0) continue;
+    const std::string reason = std::strerror(errno);
+    remove_temporaries(i);
+    for (std::size_t j = 0; j < i; ++j) {
+      try {
+        if (before[j]) write_file_atomically(files[j].path, *before[j]);
+        else ::unlink(files[j].path.c_str());
+      } catch (const InputError&) {  // the failure that matters is the one said below
+      }
+    }
+    refuse(files[i].path, "rename: " + reason + "; the files written before it were put back");
+  }
 }
 
 }  // namespace rooftop

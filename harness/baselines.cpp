@@ -20,6 +20,13 @@ std::filesystem::path baseline_file(const std::filesystem::path& store, const st
          (checked_path_component(suite, "suite name") + ".json");
 }
 
+bool exists_in_store(const std::filesystem::path& path) {
+  std::error_code ec;
+  const bool found = std::filesystem::exists(path, ec);
+  if (ec) throw InputError(fmt::format("{}: {}; mend the baseline store (a symbolic-link loop?)", path.string(), ec.message()));
+  return found;
+}
+
 std::filesystem::path default_baseline_store() {
   if (const char* s = std::getenv("ROOFTOP_BASELINES"); s && *s) return s;
   return "baselines";
@@ -27,6 +34,30 @@ std::filesystem::path default_baseline_store() {
 
 namespace {
 constexpr std::size_t kMaxRunMedians = 20;
+
+// A baseline is written only as the store's own file: a symbolic link inside the store (a
+// committed one, say) could make an update overwrite any file it leads to. Refuses a link, a
+// loop or anything but a folder and a regular file on the way; true when the file exists.
+bool checked_store_target(const std::filesystem::path& store, const std::filesystem::path& file) {
+  namespace fs = std::filesystem;
+  bool exists = false;
+  for (const auto& p : {file.parent_path(), file}) {
+    std::error_code ec;
+    const auto st = fs::symlink_status(p, ec);
+    if (st.type() == fs::file_type::not_found) return false;
+    if (ec) throw InputError(fmt::format("{}: {}; mend the baseline store {}", p.string(), ec.message(), store.string()));
+    if (fs::is_symlink(st))
+      throw InputError(fmt::format("{} is a symbolic link inside the baseline store {}: `baseline update` writes the store's "
+                                   "own files, never through a link (it could lead out of the store); replace the link "
+                                   "with the folder or file itself", p.string(), store.string()));
+    const bool folder = p != file;
+    if (folder ? !fs::is_directory(st) : !fs::is_regular_file(st))
+      throw InputError(fmt::format("{} is not a {} in the baseline store {}: move it aside", p.string(),
+                                   folder ? "folder" : "regular file", store.string()));
+    exists = !folder;
+  }
+  return exists;
+}
 
 // Each run's median of each benchmark, kept so that the gate can test against the spread
 // between runs (harness/run_unit_gate.hpp).
@@ -52,12 +83,15 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
     suite.results.push_back(r);
   }
   if (by_suite.empty()) throw InputError(origin + ": holds no results to promote");
-  std::vector<std::filesystem::path> written;
+  // Every suite's file is made (and every refusal said) before any is written: an update of
+  // several suites replaces all of them or none.
+  std::vector<FileContent> files;
   for (auto& [suite, results] : by_suite) {
     const auto path = baseline_file(store, run.meta.fingerprint, suite);
+    const bool exists = checked_store_target(store, path);
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
     nlohmann::ordered_json run_medians = nlohmann::ordered_json::object();
-    if (append && std::filesystem::exists(path)) {
+    if (append && exists) {
       const auto old = load_results(path);
       if (old.meta.tier != run.meta.tier)
         throw InputError(fmt::format("{}: field 'tier' is {}, the run is tier {}: cannot pool them", path.string(),
@@ -97,9 +131,11 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
     auto j = results_to_json(results);
     j["baseline"] = {{"promoted_from", origin}, {"promoted_at", utc_now_iso8601()}, {"runs", runs},
                      {"run_medians_s", run_medians}};
-    write_file_atomically(path, j.dump(2) + "\n");
-    written.push_back(path);
+    files.push_back({path, j.dump(2) + "\n"});
   }
+  write_files_atomically(files);
+  std::vector<std::filesystem::path> written;
+  for (const auto& f : files) written.push_back(f.path);
   return written;
 }
 
@@ -109,6 +145,7 @@ std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, c
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "gate.json") continue;
+    if (!exists_in_store(entry.path())) continue;  // a dangling link; a loop is refused
     const auto run = load_results(entry.path());
     const auto j = read_json_file(entry.path(), "baseline");
     found.push_back({entry.path(), entry.path().stem().string(), run.meta.created, run.meta.git_commit, run.meta.tier,

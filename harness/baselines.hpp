@@ -33,6 +33,10 @@ struct StoredBaseline {
 };
 std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, const std::string& fingerprint);
 
+// Whether a file of the store exists; a symbolic-link loop or an unreadable folder on its
+// way is an InputError naming the path, not a raw filesystem error.
+bool exists_in_store(const std::filesystem::path& path);
+
 // The default store: $ROOFTOP_BASELINES, else ./baselines.
 std::filesystem::path default_baseline_store();
 

@@ -1,7 +1,11 @@
 #include "harness/tuning_cache.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "harness/atomic_file.hpp"
@@ -37,9 +41,13 @@ void read_points(const nlohmann::ordered_json& j, std::map<std::string, TunedPoi
 
 }  // namespace
 
-std::map<std::string, TunedPoint> load_tuning(const std::filesystem::path& path) {
+std::map<std::string, TunedPoint> load_tuning(const std::filesystem::path& path, const std::string& fingerprint) {
   std::map<std::string, TunedPoint> points;
-  if (!std::filesystem::exists(path)) return points;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    if (ec) throw bad_tuning_file(path, ec.message());  // a symbolic-link loop, an unreadable folder
+    return points;
+  }
   const auto j = read_json_file(path, "tuning file");
   if (!j.is_object() || !j.contains("points") || !j["points"].is_object())
     throw bad_tuning_file(path, "no 'points' object: not a tuning file");
@@ -48,12 +56,44 @@ std::map<std::string, TunedPoint> load_tuning(const std::filesystem::path& path)
   } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
     throw bad_tuning_file(path, std::string("a field of the wrong type (") + e.what() + ")");
   }
+  // (A broken file is said as such first.) The file's name is the device's fingerprint, but
+  // a file copied from another machine keeps its own: its tiles are not this device's choices.
+  if (!fingerprint.empty()) {
+    const auto own = j.contains("fingerprint") && j["fingerprint"].is_string() ? j["fingerprint"].get<std::string>() : "";
+    if (own != fingerprint)
+      throw TuningOfAnotherDevice(fmt::format("{}: tuned on device {}, not on this one ({}): its tiles are ignored; run "
+                                              "`rooftop tune` on this device to replace them", path.string(),
+                                              own.empty() ? "unknown (no 'fingerprint' field)" : own, fingerprint));
+  }
   return points;
+}
+
+void check_tuning_writable(const std::filesystem::path& path) {
+  const auto dir = path.parent_path();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw InputError(fmt::format("cannot make the tuning folder {}: {}; set ROOFTOP_HOME to a folder you can write",
+                                 dir.string(), ec.message()));
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{} is a folder, not a tuning file: move it aside", path.string()));
+  // A file made and removed: the folder's mode, a read-only mount or a full disk said now.
+  const auto probe = dir / fmt::format(".tune-probe.{}", ::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw InputError(fmt::format("cannot write in the tuning folder {}: {}; set ROOFTOP_HOME to a folder you can write",
+                                 dir.string(), std::strerror(errno)));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 void save_tuning(const std::filesystem::path& path, const std::string& fingerprint,
                  const std::map<std::string, TunedPoint>& points, const std::vector<std::string>& dropped) {
-  auto kept = load_tuning(path);
+  std::map<std::string, TunedPoint> kept;
+  try {
+    kept = load_tuning(path, fingerprint);
+  } catch (const TuningOfAnotherDevice&) {  // another device's choices are replaced, not kept
+  }
   for (const auto& [name, t] : points) kept[name] = t;
   for (const auto& name : dropped) kept.erase(name);
   nlohmann::ordered_json j = {{"fingerprint", fingerprint}, {"points", nlohmann::ordered_json::object()}};
@@ -68,7 +108,7 @@ void save_tuning(const std::filesystem::path& path, const std::string& fingerpri
     j["points"][name] = {{"tile", t.tile}, {"tuned_at", t.tuned_at}, {"rooftop", t.rooftop_version},
                          {"candidates", candidates}};
   }
-  std::filesystem::create_directories(path.parent_path());
+  check_tuning_writable(path);
   write_file_atomically(path, j.dump(2) + "\n");
 }
 

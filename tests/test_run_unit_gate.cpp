@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/atomic_file.hpp"
 #include "harness/baselines.hpp"
 #include "harness/runner.hpp"
 #include "harness/tuning_cache.hpp"
@@ -277,6 +278,45 @@ TEST_CASE("tuning file: kept choices round-trip, others stay, a bad file names t
   CHECK(kept.at("b").candidates.at(0).reason == "C[0,0] wrong");
   std::ofstream(path) << "{\"points\": {\"a\": {\"tile\": 7}}}";
   CHECK_THROWS_WITH(load_tuning(path), Catch::Contains("rooftop tune"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("several files are written all or nothing, and a link is replaced, not written through", "[baseline]") {
+  namespace fs = std::filesystem;
+  const auto dir = fs::temp_directory_path() / "rooftop-all-or-nothing-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "b.json" / "inside");  // a folder that no rename can replace
+  std::ofstream(dir / "a.json") << "old";
+  const auto text = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  CHECK_THROWS_WITH(write_files_atomically({{dir / "a.json", "new"}, {dir / "b.json", "new"}}),
+                    Catch::Contains("b.json") && Catch::Contains("put back"));
+  CHECK(text(dir / "a.json") == "old");  // replaced, then put back
+  for (const auto& e : fs::directory_iterator(dir)) CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+  std::ofstream(dir / "outside.txt") << "precious";
+  fs::create_symlink(dir / "outside.txt", dir / "link.json");
+  write_files_atomically({{dir / "a.json", "new"}, {dir / "link.json", "written"}});
+  CHECK(text(dir / "a.json") == "new");
+  CHECK(text(dir / "outside.txt") == "precious");
+  CHECK_FALSE(fs::is_symlink(dir / "link.json"));
+  CHECK(text(dir / "link.json") == "written");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a tuning file of another device is not this device's choices", "[tune]") {
+  const auto dir = std::filesystem::temp_directory_path() / "rooftop-tuning-device-test";
+  std::filesystem::remove_all(dir);
+  const auto path = dir / "tuning" / "cpu-test.json";
+  save_tuning(path, "cpu-other", {{"a", {"m64n128", "2026-11-24T00:00:00Z", "0.1.0", {}}}});
+  CHECK(load_tuning(path).size() == 1);  // no device asked: read as it is
+  CHECK_THROWS_AS(load_tuning(path, "cpu-test"), TuningOfAnotherDevice);
+  CHECK_THROWS_WITH(load_tuning(path, "cpu-test"), Catch::Contains("tuned on device cpu-other"));
+  save_tuning(path, "cpu-test", {{"b", {"", "2026-11-24T01:00:00Z", "0.1.0", {}}}});  // replaces the other device's
+  const auto kept = load_tuning(path, "cpu-test");
+  CHECK(kept.size() == 1);
+  CHECK(kept.count("b") == 1);
   std::filesystem::remove_all(dir);
 }
 
