@@ -71,6 +71,7 @@ def unwritable():
     if code != 2 or f"cannot write --junit {folder}" not in err or os.path.exists(os.path.join(work, "ab", "pair001-a.json")):
         sys.exit(f"ab --junit FOLDER: expected exit 2 before any run; got exit {code}\n{out}\n{err}")
     expect(2, f"cannot write -o {folder}", run("report", results, "-o", folder))
+    refused_before_measuring("--out", "/dev/full", "every write to it fails", ["characterize", "--quick", "--out", "/dev/full"])
 
 
 def same_file():
@@ -174,7 +175,7 @@ def wait_for(condition, seconds, what):
 def interrupt():
     # tune: SIGINT while a candidate is timed (its handler installed) is exit 130, not 2.
     tune = subprocess.Popen([rooftop, "tune", "--suite", "attention", "--shape", "prefill:1x8x2x96x64", "--dtype", "fp32",
-                             "--repetitions", "40", "--min-time", "0.05"],
+                             "--repetitions", "20", "--min-time", "0.05"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wait_for(lambda: sigint_caught(tune.pid), 60, "tune to time a candidate")
     tune.send_signal(signal.SIGINT)
@@ -187,7 +188,7 @@ def interrupt():
     for whole_group in (False, True):
         d = os.path.join(work, f"ab-{whole_group}")
         ab = subprocess.Popen([rooftop, "ab", "--a", rooftop, "--b", rooftop, "--dir", d, "--blocks", "4", "--",
-                               "--suite", "gemm", "--shape", "8x8x8", "--dtype", "fp32", "--repetitions", "3",
+                               "--suite", "gemm", "--shape", "8x8x8", "--dtype", "fp32", "--repetitions", "2",
                                "--min-time", "0.2"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         wait_for(lambda: os.path.exists(os.path.join(d, "pair002-b.json")), 120, "ab's first pair")
