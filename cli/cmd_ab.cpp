@@ -1,12 +1,18 @@
 // `rooftop ab`: two builds on one machine in alternating pairs of runs, decided sequentially
 // (harness/ab_sequential.hpp).
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "harness/atomic_file.hpp"
@@ -28,20 +34,95 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+// SIGINTs while ab runs: the run in flight is stopped and ab ends with what it has.
+std::atomic<int> g_ab_interrupts{0};
+extern "C" void on_ab_sigint(int) { g_ab_interrupts.fetch_add(1); }
+bool ab_interrupted() { return g_ab_interrupts.load() > 0; }
+
+// Ctrl-C at the terminal, or a SIGINT sent to ab alone: either way ab stops its run (which
+// keeps its finished points) and reports the pairs that finished, exit 130.
+class InterruptScope {
+ public:
+  InterruptScope() {
+    g_ab_interrupts.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = on_ab_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &previous_);  // no SA_RESTART: waitpid returns to look at the flag
+  }
+  ~InterruptScope() { sigaction(SIGINT, &previous_, nullptr); }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
+
+// The exit status of `sh -c cmd`, run in a process group of its own so that a Ctrl-C at the
+// terminal reaches ab alone and ab passes each on once (a second ends the run at once, as
+// it ends `rooftop run`).
+int run_shell(const std::string& cmd) {
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error(fmt::format("cannot start `{}`: {}", cmd, std::strerror(errno)));
+  if (child == 0) {
+    ::setpgid(0, 0);
+    ::signal(SIGINT, SIG_DFL);
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(child, child);
+  int passed_on = 0;
+  int status = 0;
+  for (;;) {
+    for (; passed_on < g_ab_interrupts.load(); ++passed_on) ::kill(-child, SIGINT);
+    if (::waitpid(child, &status, 0) >= 0) break;
+    if (errno != EINTR) throw std::runtime_error(fmt::format("waiting for `{}`: {}", cmd, std::strerror(errno)));
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 128;
+}
+
+// The last lines of a run's output, for a message: what a broken build said.
+std::string last_lines(const fs::path& log, std::size_t count = 8) {
+  std::ifstream in(log, std::ios::binary);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() > 200) line = line.substr(0, 200) + "...";
+    for (auto& c : line)
+      if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = '?';  // no control bytes into ab's message
+    lines.push_back(line);
+    if (lines.size() > count) lines.erase(lines.begin());
+  }
+  if (lines.empty()) return "  (it printed nothing)";
+  std::string text;
+  for (const auto& l : lines) text += (text.empty() ? "  | " : "\n  | ") + l;
+  return text;
+}
+
 // Runs `binary run ARGS --out FILE`; a run whose points failed still yields its file.
-RunResults run_build(const std::string& binary, const std::vector<std::string>& args, const fs::path& out) {
+RunResults run_build(const std::string& binary, char build, const std::vector<std::string>& args, const fs::path& out) {
   std::string cmd = shell_quote(binary) + " run";
   for (const auto& a : args) cmd += " " + shell_quote(a);
   // Its output goes beside its results: the progress of hundreds of runs would bury ab's own.
   auto log = out;
   log.replace_extension(".log");
   cmd += " --out " + shell_quote(out.string()) + " > " + shell_quote(log.string()) + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  if (code != kExitOk && code != kExitFailure)
-    throw InputError(fmt::format("`{}` exited {} (its output: {}): fix the command before comparing builds", cmd, code,
-                                 log.string()));
-  return load_results(out);
+  if (ab_interrupted()) throw Interrupted("interrupted (Ctrl-C)");
+  std::error_code ignored;
+  fs::remove(out, ignored);  // a file of an earlier ab in this --dir is not this run's
+  const int code = run_shell(cmd);
+  if (ab_interrupted() || code == kExitInterrupted) throw Interrupted("interrupted (Ctrl-C)");
+  const auto broken = [&](const std::string& what) {
+    return InputError(fmt::format("build {} ({}) {}; the end of its output ({}):\n{}\nfix the build or the run's "
+                                  "arguments before comparing builds (the command: {})",
+                                  build, binary, what, log.string(), last_lines(log), cmd));
+  };
+  if (code != kExitOk && code != kExitFailure) throw broken(fmt::format("exited {}", code));
+  try {
+    return load_results(out);
+  } catch (const InputError& e) {
+    throw broken(fmt::format("exited {} but left no results rooftop can read ({})", code, e.what()));
+  }
 }
 
 // Whether a rooftop binary knows `run --skip-check` (a reference build may predate it).
@@ -120,6 +201,10 @@ void add_ab_command(CLI::App& app, int& exit_code) {
   cmd->callback([=, &exit_code] {
     for (const auto& bin : {*a, *b})
       if (!fs::exists(bin)) throw InputError(fmt::format("{}: no such rooftop binary", bin));
+    // The verdicts' files are written after every pair ran: one that cannot be is said now.
+    check_outputs({{"--markdown", *markdown}, {"--junit", *junit}, {"--json", *json}}, {{"--a", *a}, {"--b", *b}});
+    if (fs::exists(*dir) && !fs::is_directory(*dir))
+      throw InputError(fmt::format("--dir {}: is not a folder: give a folder for the runs' results", *dir));
     const double budget_s = parse_budget(*budget);
     const int max_blocks = *blocks > 0 ? *blocks : budget_s > 0 ? 200 : 16;
     fs::create_directories(*dir);
@@ -136,6 +221,8 @@ void add_ab_command(CLI::App& app, int& exit_code) {
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     double last_pair_s = 0;
     std::string stopped = "every benchmark decided";
+    bool interrupted = false;
+    const InterruptScope interrupt_scope;
     while (!ab.done()) {
       if (budget_s > 0 && elapsed() + last_pair_s > budget_s) {
         stopped = fmt::format("the budget of {} ended", *budget);
@@ -151,7 +238,16 @@ void add_ab_command(CLI::App& app, int& exit_code) {
       for (int i = 0; i < 2; ++i) {
         const bool is_a = (i == 0) == a_first;
         const auto out = fs::path(*dir) / fmt::format("pair{:03d}-{}.json", k + 1, is_a ? 'a' : 'b');
-        (is_a ? ra : rb) = run_build(is_a ? *a : *b, args, out);
+        try {
+          (is_a ? ra : rb) = run_build(is_a ? *a : *b, is_a ? 'A' : 'B', args, out);
+        } catch (const Interrupted&) {
+          interrupted = true;
+          break;
+        }
+      }
+      if (interrupted) {
+        stopped = fmt::format("interrupted (Ctrl-C) in pair {}, which is left out", k + 1);
+        break;
       }
       ab.add_pair(ra, rb);
       last_pair_s = elapsed() - pair_start;
@@ -161,12 +257,21 @@ void add_ab_command(CLI::App& app, int& exit_code) {
                  ab.plan().benchmarks, next == looks.end() ? std::string() : fmt::format("; next look at {} pairs", *next));
     }
     if (stopped.starts_with("every") && !ab.undecided().empty()) stopped = fmt::format("no look left within {} pairs", ab.pairs());
+    if (interrupted && ab.pairs() == 0)
+      throw Interrupted(fmt::format("interrupted (Ctrl-C) before a pair finished: nothing to compare; the runs so far "
+                                    "are in {}", *dir));
     const auto report = ab.report(*a, *b);
     reports::print_gate_table(std::cout, report);
     fmt::print("{} pairs in {:.0f} s; stopped: {}\n", ab.pairs(), elapsed(), stopped);
     if (!markdown->empty()) write_file_atomically(*markdown, reports::gate_markdown(report));
     if (!junit->empty()) write_file_atomically(*junit, reports::gate_junit(report));
     if (!json->empty()) write_file_atomically(*json, reports::gate_json(report).dump(2) + "\n");
+    if (interrupted) {
+      fmt::print(stderr, "rooftop: interrupted; the verdicts above are of the {} pair(s) that finished; their runs are "
+                         "in {}\n", ab.pairs(), *dir);
+      exit_code = kExitInterrupted;
+      return;
+    }
     exit_code = report.count(Verdict::fail) ? kExitFailure : kExitOk;
   });
 }

@@ -27,6 +27,10 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--slowdowns", *slowdowns, "Offline slowdowns to detect")->delimiter(',');
   cmd->add_option("--markdown", *markdown, "Write the table as Markdown");
   cmd->callback([=, &exit_code] {
+    std::vector<NamedFile> read{{"--config", *config_file}};
+    for (const auto& f : *aa) read.push_back({"--aa", f});
+    for (const auto& spec : *injected) read.push_back({"--injected", spec.substr(spec.find('=') + 1)});
+    check_outputs({{"--markdown", *markdown}}, read);
     std::vector<RunResults> runs;
     for (const auto& f : *aa) runs.push_back(load_results(f));
     std::vector<std::pair<double, RunResults>> inj;

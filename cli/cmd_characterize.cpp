@@ -10,6 +10,7 @@
 #include "harness/device_profile.hpp"
 #include "harness/errors.hpp"
 #include "cli/commands.hpp"
+#include "harness/atomic_file.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/paths.hpp"
 
@@ -47,6 +48,7 @@ void add_characterize_command(CLI::App& app, int& exit_code) {
         !std::filesystem::create_directories(path.parent_path(), ec))
       throw InputError(fmt::format("cannot make the folder {} for the profile: {}", path.parent_path().string(),
                                    ec ? ec.message() : "a file is in the way"));
+    check_outputs({{"--out", path}});  // /dev/full, a read-only folder: said before the measurement
     std::optional<DeviceProfile> stored;
     if (*merge && std::filesystem::exists(path)) {
       stored = load_profile(path);

@@ -50,6 +50,12 @@ GateConfig config_of(const GateOutputs& o, const fs::path& machine_config = {}) 
   return c;
 }
 
+// The outputs, checked before anything is read or compared; `inputs`: the files read.
+void check_gate_outputs(const GateOutputs& o, std::vector<NamedFile> inputs) {
+  inputs.push_back({"--config", o.config});
+  check_outputs({{"--markdown", o.markdown}, {"--junit", o.junit}, {"--json", o.json}}, inputs);
+}
+
 int report(const GateReport& r, const GateOutputs& o) {
   reports::print_gate_table(std::cout, r);
   if (!o.markdown.empty()) write_file_atomically(o.markdown, reports::gate_markdown(r));
@@ -141,6 +147,10 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_output_options(gate, *outputs);
   gate->callback([=, &exit_code] {
+    std::vector<NamedFile> read{{"the results file", *results}, {"--baseline", *baseline}};
+    if (!history->empty() && *history != "default") read.push_back({"--history", *history});
+    for (const auto& r : *reruns) read.push_back({"--confirm", r});
+    check_gate_outputs(*outputs, read);
     const auto run = load_results(*results);
     std::vector<RunResults> rerun_runs;
     for (const auto& r : *reruns) {
@@ -202,6 +212,7 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
   compare->add_option("B", *b, "Candidate results JSON")->required();
   add_output_options(compare, *compare_outputs);
   compare->callback([=, &exit_code] {
+    check_gate_outputs(*compare_outputs, {{"A", *a}, {"B", *b}});
     const auto ra = load_results(*a), rb = load_results(*b);
     if (ra.meta.fingerprint != rb.meta.fingerprint)
       fmt::print(stderr, "rooftop: note: {} and {} are from different devices ({} vs {})\n", *a, *b, ra.meta.fingerprint,

@@ -45,6 +45,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
                   "History database (`rooftop history add`; 'default' for $ROOFTOP_HOME/history.sqlite): a trend chart "
                   "per benchmark of the first results file, change points marked");
   cmd->callback([=, &exit_code] {
+    std::vector<NamedFile> read{{"--baseline", *baseline}, {"--config", *config}};
+    if (*history != "default") read.push_back({"--history", *history});
+    for (const auto& f : *files) read.push_back({"the results file", f});
+    check_outputs({{"-o", *out}, {"--markdown", *markdown}}, read);
     std::vector<reports::ReportInput> inputs;
     for (const auto& f : *files) inputs.push_back({f, load_results(f)});
     reports::ReportOptions options;

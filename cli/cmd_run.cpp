@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/profile_lookup.hpp"
 #include "devices/ranks/local_ranks.hpp"
+#include "harness/atomic_file.hpp"
 #include "harness/backend.hpp"
 #include "harness/datasheets.hpp"
 #include "harness/errors.hpp"
@@ -79,6 +80,15 @@ struct RunFlags {
   int ranks = 1;
 };
 
+// Every file the run writes, checked before anything is measured: a trace or a Google
+// Benchmark file that cannot be written would otherwise be found after the measurement.
+std::vector<NamedFile> run_outputs(const RunOptions& o) {
+  std::vector<NamedFile> outputs{{"--out", o.out.value_or("")}, {"--trace", o.trace.value_or("")}};
+  for (const auto& arg : o.benchmark_args)
+    if (arg.starts_with("--benchmark_out=")) outputs.push_back({"--benchmark_out", arg.substr(arg.find('=') + 1)});
+  return outputs;
+}
+
 int execute_run(RunFlags& f) {
   auto& o = f.options;
   o.tier = parse_tier(f.tier);
@@ -105,6 +115,7 @@ int execute_run(RunFlags& f) {
   std::vector<Problem> planned;
   try {
     planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
+    if (writer) check_outputs(run_outputs(o), {{"--profile", f.profile}, {"the tuning file", tuning_cache_path(backend.fingerprint())}});
   } catch (const InputError& e) {
     if (!transport) throw;
     refused = e.what();
@@ -199,7 +210,7 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
       ->check(kFinitePositive);
   cmd->add_option("--seed", flags->seed, "Seed of the random inputs (default: fresh, recorded in the results)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--out", flags->out, "Results JSON, rewritten atomically after every point");
+  cmd->add_option("--out", flags->out, "Results JSON, rewritten atomically after every point (a pipe or device: once, at the end)");
   cmd->add_flag("--skip-check{false}", o.check,
                 "Timing only: skip the check against the reference (rooftop ab passes it after its first pair has "
                 "checked both builds); the results say correctness null");

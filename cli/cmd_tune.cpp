@@ -50,7 +50,7 @@ TileCandidate measure(const RunOptions& base, const Backend& backend, const Prob
   meta.tier = tier_name(o.tier);
   bool interrupted = false;
   const auto results = run_points(o, backend, std::move(meta), nullptr, interrupted);
-  if (interrupted) throw InputError("interrupted (Ctrl-C): nothing written");
+  if (interrupted) throw Interrupted("interrupted (Ctrl-C): nothing written");
   TileCandidate c{tile, "error", 0, "not measured"};
   for (const auto& r : results.results) {
     c.status = std::string(status_name(r.status));

@@ -24,12 +24,12 @@ constexpr const char* kExitCodesHelp =
     "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file,\n"
     "       a baseline of another device, tier or schema; gate/compare: nothing in common;\n"
     "       tune: nothing tunable in the run\n"
-    "       an output that cannot be written\n"
+    "       an output that cannot be written, or that is an input or another output\n"
     "  3    gate, perf-test: no baseline for this device (the message gives the command to make one);\n"
     "       perf-test: also when the backend's device is not here (CTest's SKIP)\n"
     "  4    the backend's device is not here (no GPU or no driver); other backends still run\n"
     "  5    collectives: a rank died or hung past --comm-timeout; the finished points were kept\n"
-    "  130  interrupted (Ctrl-C); the results of the points that finished were kept\n"
+    "  130  interrupted (Ctrl-C); the results of the points (ab: pairs) that finished were kept\n"
     "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"
     "--benchmark_enable_random_interleaving=true); suites with a loop of their own (collectives,\n"
     "inference) take --benchmark_filter, --benchmark_repetitions and --benchmark_min_time only.";
@@ -93,6 +93,9 @@ int rooftop::run_main(int argc, char** argv) {
   } catch (const rooftop::InputError& e) {
     fmt::print(stderr, "rooftop: error: {}\n", e.what());
     return rooftop::kExitUsage;
+  } catch (const rooftop::Interrupted& e) {
+    fmt::print(stderr, "rooftop: {}\n", e.what());
+    return rooftop::kExitInterrupted;
   } catch (const rooftop::DeviceUnavailable& e) {
     fmt::print(stderr, "rooftop: error: {}\n", e.what());
     return rooftop::kExitNoDevice;

@@ -1,10 +1,14 @@
 #include "harness/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -55,49 +59,132 @@ std::filesystem::path resolved(const std::filesystem::path& path) {
   }
   refuse(path, "too many levels of symbolic links");
 }
+
+// The temporary file's name: recognisable, with the writer's pid, so that one a killed
+// writer left behind can be told from one a live writer is filling.
+constexpr const char* kTempMark = ".rooftop-tmp.";
+std::filesystem::path temp_path(const std::filesystem::path& dir, const std::filesystem::path& target, long pid) {
+  return dir / fmt::format(".{}{}{}", target.filename().string(), kTempMark, pid);
+}
+
+// Removes the temporaries of `target` whose writer is no longer alive (a SIGKILL between
+// open and rename leaves one); a live process's, another user's included, is kept.
+// ".<name>.tmp.<pid>" is the name older versions used.
+void remove_stale_temporaries(const std::filesystem::path& dir, const std::filesystem::path& target) {
+  const std::string name = "." + target.filename().string();
+  const std::string prefixes[] = {name + kTempMark, name + ".tmp."};
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    for (const auto& prefix : prefixes) {
+      if (!file.starts_with(prefix)) continue;
+      const std::string digits = file.substr(prefix.size());
+      if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+        continue;
+      const auto pid = static_cast<pid_t>(std::stol(digits));
+      if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or cannot tell
+      std::error_code ignored;
+      std::filesystem::remove(it->path(), ignored);
+    }
+  }
+}
+
+// /dev/full opens, and takes a write of nothing, but fails every real write.
+bool always_full(const struct stat& st) {
+#ifdef __linux__
+  return S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 7;
+#else
+  (void)st;
+  return false;
+#endif
+}
+
+[[noreturn]] void refuse_output(const NamedFile& f, const std::string& why) {
+  throw InputError(fmt::format("cannot write {} {}: {} (choose a path you can write)", f.flag, f.path.string(), why));
+}
+
+// The folder a file would be made in: the nearest one that exists (the writer makes the rest).
+std::filesystem::path nearest_existing_folder(const std::filesystem::path& file) {
+  std::filesystem::path dir = file.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  while (!std::filesystem::exists(dir, ec)) {
+    const auto up = dir.parent_path();
+    if (up.empty() || up == dir) return up.empty() ? std::filesystem::path(".") : up;
+    dir = up;
+  }
+  return dir;
+}
+
+void check_writable(const NamedFile& f) {
+  struct stat st {};
+  if (::stat(f.path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) refuse_output(f, "it is a directory: give a file's path");
+    if (always_full(st)) refuse_output(f, "every write to it fails (no space left on device)");
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) return;  // written as it is
+    if (!S_ISREG(st.st_mode)) refuse_output(f, "it is not a regular file");
+  } else if (errno != ENOENT) {
+    refuse_output(f, std::strerror(errno));  // a file where a folder should be, a link loop, ...
+  }
+  const auto dir = nearest_existing_folder(resolved(f.path));
+  if (!std::filesystem::is_directory(dir)) refuse_output(f, dir.string() + " is not a folder");
+  // A trial file where the writer makes its temporary: a read-only folder or file system
+  // is found now, not after the measurement.
+  const auto probe = temp_path(dir, f.path.filename().empty() ? std::filesystem::path("output") : f.path.filename(), ::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    if (errno == EEXIST) return;  // this process's own temporary: the folder takes files
+    refuse_output(f, fmt::format("cannot create a file in {}: {}", dir.string(), std::strerror(errno)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+bool is_character_device(const std::filesystem::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+// Whether two paths name one file: the same inode where both exist, else the same path
+// once "..", "." and links are resolved.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  std::error_code ea, eb;
+  if (std::filesystem::exists(a, ea) && std::filesystem::exists(b, eb)) {
+    std::error_code ec;
+    const bool same = std::filesystem::equivalent(a, b, ec);
+    return !ec && same;
+  }
+  const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  return !ea && !eb && ca == cb;
+}
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& requested, std::string_view content) {
+bool is_stream_output(const std::filesystem::path& path) {
   struct stat st {};
-  if (::stat(requested.c_str(), &st) == 0) {
-    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) return write_stream(requested, content);
-    if (!S_ISREG(st.st_mode)) refuse(requested, "it is not a regular file (a directory?): give a file's path");
+  return ::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& out = outputs[i];
+    if (out.path.empty()) continue;
+    for (const auto& in : inputs)
+      if (!in.path.empty() && same_file(out.path, in.path))
+        throw InputError(fmt::format("{} {} is the same file as {} {}, which this command reads: writing it would destroy "
+                                     "it; give {} another path", out.flag, out.path.string(), in.flag, in.path.string(),
+                                     out.flag));
+    // Two outputs to /dev/null or /dev/stdout are two writes, not one file overwritten.
+    for (std::size_t j = 0; j < i; ++j)
+      if (!outputs[j].path.empty() && !is_character_device(out.path) && same_file(out.path, outputs[j].path))
+        throw InputError(fmt::format("{} {} and {} {} are the same file: one would overwrite the other; give each output "
+                                     "its own path", outputs[j].flag, outputs[j].path.string(), out.flag,
+                                     out.path.string()));
+    check_writable(out);
   }
-  const auto path = resolved(requested);
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  const auto tmp = dir / fmt::format(".{}.tmp.{}", path.filename().string(), ::getpid());
-  auto fail = [&](const char* what) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    refuse(requested, std::string(what) + ": " + reason);
-  };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("open");
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      fail("write");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    fail("fsync");
-  }
-  if (::close(fd) != 0) fail("close");
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename");
 }
 
 namespace {
-std::filesystem::path temporary_beside(const std::filesystem::path& path) {
-  return path.parent_path() / fmt::format(".{}.tmp.{}", path.filename().string(), ::getpid());
-}
-
 // The whole content into a new file, flushed to disk; the reason it could not be, else empty.
 std::string write_and_sync(const std::filesystem::path& file, std::string_view content) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -130,6 +217,27 @@ std::optional<std::string> content_of(const std::filesystem::path& path) {
 }
 }  // namespace
 
+void write_file_atomically(const std::filesystem::path& requested, std::string_view content) {
+  struct stat st {};
+  if (::stat(requested.c_str(), &st) == 0) {
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) return write_stream(requested, content);
+    if (!S_ISREG(st.st_mode)) refuse(requested, "it is not a regular file (a directory?): give a file's path");
+  }
+  const auto path = resolved(requested);
+  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  remove_stale_temporaries(dir, path);
+  const auto tmp = temp_path(dir, path, ::getpid());
+  std::string why = write_and_sync(tmp, content);
+  if (why.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) why = std::string("rename: ") + std::strerror(errno);
+  if (!why.empty()) {
+    ::unlink(tmp.c_str());
+    refuse(requested, why);
+  }
+}
+
+
 void write_files_atomically(const std::vector<FileContent>& files) {
   std::vector<std::filesystem::path> temporaries;
   const auto remove_temporaries = [&](std::size_t from) {
@@ -144,7 +252,8 @@ void write_files_atomically(const std::vector<FileContent>& files) {
       remove_temporaries(0);
       refuse(f.path, fmt::format("cannot create the folder {}: {}; nothing was written", dir.string(), ec.message()));
     }
-    temporaries.push_back(temporary_beside(f.path));
+    remove_stale_temporaries(dir, f.path);
+    temporaries.push_back(temp_path(dir, f.path, ::getpid()));
     if (const auto why = write_and_sync(temporaries.back(), f.content); !why.empty()) {
       remove_temporaries(0);
       refuse(f.path, why + "; nothing was written");

@@ -9,6 +9,12 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Ctrl-C (SIGINT) stopped a command that keeps nothing partial (tune): the CLI exits with
+// kExitInterrupted, 130, as a shell reports a process ended by SIGINT.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // A point that does not apply on this machine (e.g. oneDNN has no implementation):
 // recorded as "skipped" with the reason; the run goes on and does not fail.
 struct PointSkipped : std::runtime_error {

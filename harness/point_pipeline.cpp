@@ -4,6 +4,7 @@
 
 #include <new>
 
+#include "harness/atomic_file.hpp"
 #include "harness/derived.hpp"
 #include "harness/errors.hpp"
 #include "harness/registry.hpp"
@@ -13,7 +14,7 @@ namespace rooftop {
 
 PointPipeline::PointPipeline(const Backend& backend, RunMetadata metadata, std::vector<Problem> points,
                              std::optional<std::filesystem::path> out, bool writer)
-    : backend_(backend), out_(std::move(out)), writer_(writer) {
+    : backend_(backend), out_(std::move(out)), writer_(writer), once_(out_ && is_stream_output(*out_)) {
   results_.meta = std::move(metadata);
   for (auto& p : points) {
     Point pt;
@@ -95,14 +96,16 @@ void PointPipeline::add(ResultRecord record) {
   save();
 }
 
-void PointPipeline::save() const {
-  if (writer_ && out_) save_results(*out_, results_);
+// A file is rewritten after every point, so that a crash keeps the finished ones; a pipe's
+// reader takes one document, so a pipe (or device) gets one, at the end.
+void PointPipeline::save(bool last) const {
+  if (writer_ && out_ && (last || !once_)) save_results(*out_, results_);
 }
 
 RunResults PointPipeline::take(bool complete) {
   progress_.reset();
   results_.meta.complete = complete;
-  save();
+  save(true);
   return std::move(results_);
 }
 

@@ -52,7 +52,7 @@ class PointPipeline {
   // A record the loop made itself (a scenario's stage), kept after the point's own.
   void add(ResultRecord record);
 
-  void save() const;
+  void save(bool last = false) const;
   RunResults take(bool complete);
 
  private:
@@ -67,6 +67,7 @@ class PointPipeline {
   RunResults results_;
   std::optional<std::filesystem::path> out_;
   bool writer_;
+  bool once_ = false;  // out_ is a pipe or device: written at the end only
   std::unique_ptr<Progress> progress_;
   bool check_ = true;
 };

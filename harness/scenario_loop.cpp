@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "harness/atomic_file.hpp"
 #include "harness/energy_window.hpp"
 #include "harness/measurement_loops.hpp"
 #include "harness/random_fill.hpp"
@@ -47,6 +48,8 @@ std::vector<ResultRecord> stage_records(const ResultRecord& parent, const std::v
 void run_scenario_loop(const RunOptions& o, PointPipeline& pipe) {
   pipe.start();
   nlohmann::ordered_json trace_events = nlohmann::ordered_json::array();
+  // A pipe's reader takes one document: written at the end only, as the results are.
+  const bool trace_once = o.trace && is_stream_output(*o.trace);
   for (std::size_t i = 0; i < pipe.size() && !g_interrupted.load(); ++i) {
     if (!pipe.prepare(i, SetupContext{derive_seed(o.seed, pipe.problem(i).name())})) {
       pipe.finish(i, {});
@@ -56,6 +59,7 @@ void run_scenario_loop(const RunOptions& o, PointPipeline& pipe) {
     std::vector<Sample> samples;
     std::vector<std::pair<std::string, std::vector<double>>> metrics;
     std::vector<ResultRecord> stages;
+    bool traced = false;
     try {
       if (!instance) throw std::logic_error(pipe.problem(i).name() + ": a scenario family's instance must be a ScenarioInstance");
       instance->run_repetition();  // warm-up: caches, oneDNN's kernels, the allocator
@@ -77,7 +81,7 @@ void run_scenario_loop(const RunOptions& o, PointPipeline& pipe) {
         if (o.stages) stages = stage_records(pipe.record(i), work, recorder, pipe.backend().clock_mhz());
         if (o.trace) {
           append_trace_events(trace_events, recorder.spans(), static_cast<int>(i) + 1, pipe.problem(i).name());
-          write_trace(*o.trace, trace_events);  // after every point, as the results
+          traced = true;
         }
       }
     } catch (const std::exception& e) {  // a fault in one point; the others go on
@@ -89,7 +93,11 @@ void run_scenario_loop(const RunOptions& o, PointPipeline& pipe) {
     if (g_interrupted.load()) break;
     pipe.finish(i, std::move(samples), std::move(metrics));
     for (auto& s : stages) pipe.add(std::move(s));
+    // After every point, as the results; outside the point's try: a trace that cannot be
+    // written is the path's fault (exit 2), not a failed point.
+    if (traced && !trace_once) write_trace(*o.trace, trace_events);
   }
+  if (trace_once) write_trace(*o.trace, trace_events);
 }
 
 }  // namespace rooftop
