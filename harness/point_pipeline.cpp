@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <new>
 
 #include "harness/atomic_file.hpp"
@@ -11,6 +12,13 @@
 #include "harness/units.hpp"
 
 namespace rooftop {
+
+std::string error_ratio_text(double ratio) {
+  // "error infx" read as a garbled word: say what a non-finite ratio means.
+  if (std::isnan(ratio)) return "an error that is not a number (NaN in the output or the reference)";
+  if (std::isinf(ratio)) return "an unbounded error (a NaN or infinite output, or a wrong greedy token)";
+  return fmt::format("error {:.3g}x the allowed bound", ratio);
+}
 
 PointPipeline::PointPipeline(const Backend& backend, RunMetadata metadata, std::vector<Problem> points,
                              std::optional<std::filesystem::path> out, bool writer)
@@ -50,9 +58,8 @@ bool PointPipeline::prepare(std::size_t i, const SetupContext& setup) {
     if (check_) rec.correctness = pt.instance->check();
     if (rec.correctness && !rec.correctness->passed) {
       rec.status = Status::failed;
-      rec.reason = fmt::format("wrong results: error {:.3g}x the allowed bound ({}) at {}",
-                               rec.correctness->max_error_ratio, rec.correctness->tolerance,
-                               rec.correctness->worst_element);
+      rec.reason = fmt::format("wrong results: {} ({}) at {}", error_ratio_text(rec.correctness->max_error_ratio),
+                               rec.correctness->tolerance, rec.correctness->worst_element);
     }
   } catch (const PointSkipped& e) {
     rec.status = Status::skipped;

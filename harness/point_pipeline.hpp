@@ -75,5 +75,8 @@ class PointPipeline {
 // The median time and the rate the point's roof bounds (TB/s for a memory-bound point),
 // or the status and reason: the progress line's outcome.
 std::string outcome_line(const ResultRecord& record, const std::optional<Ceilings>& ceilings);
+// A correctness check's max_error_ratio in words: "error 2.5x the allowed bound", or what an
+// infinite or NaN ratio means (never "error infx").
+std::string error_ratio_text(double ratio);
 
 }  // namespace rooftop

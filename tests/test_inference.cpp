@@ -6,11 +6,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "harness/dtype_facts.hpp"
 #include "harness/errors.hpp"
 #include "harness/fp8.hpp"
 #include "harness/gate.hpp"
+#include "harness/point_pipeline.hpp"
 #include "harness/random_fill.hpp"
 #include "suites/inference/cpu_decoder.hpp"
 #include "suites/inference/inference_check.hpp"
@@ -45,6 +47,41 @@ TEST_CASE("model configs: missing or inconsistent fields are refused with the fi
   CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": -8})"), Catch::Contains("not a positive integer"));
   CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": 8, "model_type": "gpt2"})"), Catch::Contains("not llama"));
   CHECK_THROWS_WITH(parse("[1, 2"), Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("model configs: values out of range and fields the decoder does not compute are refused", "[inference]") {
+  const auto parse = [](const std::string& extra) {
+    return parse_model_config(R"({"hidden_size": 256, "num_hidden_layers": 2, "intermediate_size": 512, "vocab_size": 100,
+                                  "num_attention_heads": 8)" + extra + "}",
+                              "m.json", "m");
+  };
+  // Issue 35 D3: an epsilon of 1e300 made every logit zero and the check read "error infx".
+  CHECK_THROWS_WITH(parse(R"(, "rms_norm_eps": 1e300)"), Catch::Contains("'rms_norm_eps' is 1e+300, outside (0, 1]"));
+  CHECK_THROWS_WITH(parse(R"(, "rms_norm_eps": 1e400)"), Catch::Contains("not valid JSON") && Catch::Contains("overflow"));
+  CHECK_THROWS_WITH(parse(R"(, "rms_norm_eps": 0)"), Catch::Contains("outside (0, 1]"));
+  CHECK_THROWS_WITH(parse(R"(, "rope_theta": -1)"), Catch::Contains("'rope_theta' is -1, outside"));
+  CHECK_THROWS_WITH(parse(R"(, "vocab_size": 1e3)"), Catch::Contains("'vocab_size' is 1000.0, not a positive integer"));
+  // Issue 35 D16: fields that change the work are refused when read ...
+  CHECK_THROWS_WITH(parse(R"(, "attention_bias": true)"), Catch::Contains("does not implement attention biases"));
+  CHECK_THROWS_WITH(parse(R"(, "mlp_bias": true)"), Catch::Contains("does not implement MLP biases"));
+  CHECK_THROWS_WITH(parse(R"(, "sliding_window": 4096)"), Catch::Contains("sliding-window attention"));
+  CHECK(parse(R"(, "sliding_window": null, "attention_bias": false, "mlp_bias": false)").values_not_implemented.empty());
+  // ... those that change the values only are kept for a checkpoint to refuse.
+  CHECK(parse(R"(, "rope_scaling": {"rope_type": "llama3", "factor": 8.0})").values_not_implemented.size() == 1);
+  CHECK(parse(R"(, "rope_scaling": {"type": "linear", "factor": 2.0})").values_not_implemented.size() == 1);
+  CHECK(parse(R"(, "hidden_act": "gelu")").values_not_implemented.size() == 1);
+  // transformers 5 writes rope_theta inside rope_parameters.
+  const auto v5 = parse(R"(, "rope_parameters": {"rope_theta": 500000.0, "rope_type": "default"}, "hidden_act": "silu")");
+  CHECK(v5.rope_theta == 500000.0);
+  CHECK(v5.values_not_implemented.empty());
+  CHECK_THROWS_WITH(parse_model_config("version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 9\n", "c.json", "c"),
+                    Catch::Contains("Git LFS pointer") && Catch::Contains("git lfs pull"));
+}
+
+TEST_CASE("a correctness check's unbounded error reads as words, not 'error infx'", "[inference]") {
+  CHECK(error_ratio_text(2.5) == "error 2.5x the allowed bound");
+  CHECK_THAT(error_ratio_text(std::numeric_limits<double>::infinity()), !Catch::Contains("infx") && Catch::Contains("unbounded"));
+  CHECK_THAT(error_ratio_text(std::nan("")), !Catch::Contains("nanx") && Catch::Contains("NaN"));
 }
 
 TEST_CASE("scenario shapes and their work", "[inference]") {

@@ -191,6 +191,29 @@ TEST_CASE("safetensors: missing, short, truncated and mis-sized files are InputE
   CHECK_THAT(open_error(path), Contains("tensor 'last'") && Contains("file is truncated"));
 }
 
+TEST_CASE("safetensors: a Git LFS pointer in place of the weights says so and how to fetch them", "[inference]") {
+  TempDir dir;
+  const auto path = dir.path / "model.safetensors";
+  std::ofstream(path) << "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a2146\nsize 2888376\n";
+  CHECK_THAT(open_error(path), Contains("is a Git LFS pointer file") && Contains("git lfs pull"));
+}
+
+TEST_CASE("safetensors: a scan reads a tensor's bytes in order, a chunk at a time", "[inference]") {
+  TempDir dir;
+  const auto path = dir.path / "model.safetensors";
+  write_safetensors(path, sample_tensors());
+  const SafetensorsFile f(path);
+  for (const auto& t : f.tensors()) {
+    std::vector<std::uint8_t> whole, scanned;
+    f.read(t, whole);
+    f.scan(t, [&](std::span<const std::uint8_t> chunk, std::uint64_t at) {
+      CHECK(at == scanned.size());
+      scanned.insert(scanned.end(), chunk.begin(), chunk.end());
+    });
+    CHECK(scanned == whole);
+  }
+}
+
 TEST_CASE("safetensors: malformed headers are InputErrors naming the tensor and the problem", "[inference]") {
   TempDir dir;
   CHECK_THAT(header_error(dir, R"({"w":{"dtype":"U8",)", 0), Contains("header is not valid JSON"));

@@ -1,8 +1,14 @@
 #include "suites/inference/decoder_weights.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -64,27 +70,93 @@ DecoderWeights random_decoder_weights(const ModelConfig& c, Dtype dtype, std::ui
 
 namespace {
 
-// The checkpoint's files, searched for a tensor by name.
+// Where the decoder reads each tensor it needs, with the shape the config gives it.
+struct NeededTensor {
+  std::string name;
+  std::vector<std::int64_t> shape;
+};
+
+std::vector<NeededTensor> needed_tensors(const ModelConfig& c) {
+  const std::int64_t h = c.hidden, q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim, in = c.intermediate;
+  std::vector<NeededTensor> out{{"model.embed_tokens.weight", {c.vocab, h}}, {"model.norm.weight", {h}}};
+  if (!c.tied_embeddings) out.push_back({"lm_head.weight", {c.vocab, h}});
+  for (std::int64_t l = 0; l < c.layers; ++l) {
+    const std::string p = fmt::format("model.layers.{}.", l);
+    const std::vector<std::pair<const char*, std::vector<std::int64_t>>> parts{
+        {"input_layernorm.weight", {h}},     {"post_attention_layernorm.weight", {h}}, {"self_attn.q_proj.weight", {q, h}},
+        {"self_attn.k_proj.weight", {kv, h}}, {"self_attn.v_proj.weight", {kv, h}},   {"self_attn.o_proj.weight", {h, q}},
+        {"mlp.gate_proj.weight", {in, h}},   {"mlp.up_proj.weight", {in, h}},         {"mlp.down_proj.weight", {h, in}}};
+    for (const auto& [name, shape] : parts) out.push_back({p + name, shape});
+  }
+  return out;
+}
+
+// The first NaN or infinity among raw F32, BF16 or F16 values: its index and which.
+std::optional<std::pair<std::uint64_t, const char*>> first_non_finite(std::span<const std::uint8_t> raw,
+                                                                      std::string_view dtype) {
+  const auto find = [&]<typename Bits>(Bits exponent, Bits mantissa) -> std::optional<std::pair<std::uint64_t, const char*>> {
+    for (std::size_t i = 0; i + sizeof(Bits) <= raw.size(); i += sizeof(Bits)) {
+      Bits v;
+      std::memcpy(&v, raw.data() + i, sizeof(Bits));
+      if ((v & exponent) == exponent) return std::pair{i / sizeof(Bits), (v & mantissa) ? "a NaN" : "an infinity"};
+    }
+    return std::nullopt;
+  };
+  if (dtype == "F32") return find(std::uint32_t{0x7f800000}, std::uint32_t{0x007fffff});
+  if (dtype == "BF16") return find(std::uint16_t{0x7f80}, std::uint16_t{0x007f});
+  if (dtype == "F16") return find(std::uint16_t{0x7c00}, std::uint16_t{0x03ff});
+  return std::nullopt;
+}
+
+bool readable_dtype(std::string_view dtype) { return dtype == "F32" || dtype == "BF16" || dtype == "F16"; }
+
+[[noreturn]] void refuse_non_finite(const std::filesystem::path& file, const std::string& tensor, std::uint64_t element,
+                                    const char* what) {
+  throw InputError(fmt::format("{}: tensor '{}' holds {} (element {}): the weights are corrupt or diverged, and every "
+                               "token would be garbage; download or export them again",
+                               file.string(), tensor, what, element));
+}
+
+// The checkpoint's files, searched for a tensor by name: every name in exactly one file.
 class Checkpoint {
  public:
   explicit Checkpoint(const std::vector<std::filesystem::path>& paths) {
     for (const auto& p : paths) files_.push_back(std::make_unique<SafetensorsFile>(p));
     if (files_.empty()) throw InputError("no .safetensors file given for the model's weights");
-  }
-  // The tensor's values in `dtype` (as bytes), after checking its shape.
-  std::vector<std::uint8_t> matrix(const std::string& name, std::vector<std::int64_t> shape, Dtype dtype) const {
     for (const auto& f : files_)
-      if (const auto* t = f->find(name)) {
-        if (t->shape != shape)
-          throw InputError(fmt::format("{}: tensor '{}' has shape [{}], the model config needs [{}]: the weights are "
-                                       "of another model", f->path().string(), name, fmt::join(t->shape, ", "),
-                                       fmt::join(shape, ", ")));
-        std::vector<std::uint8_t> raw;
-        f->read(*t, raw);
-        return convert(raw, t->dtype, dtype, f->path().string() + ": tensor '" + name + "'");
+      for (const auto& t : f->tensors()) {
+        const auto [at, fresh] = owner_.emplace(t.name, f.get());
+        if (!fresh)
+          throw InputError(fmt::format("tensor '{}' is in two shards, {} and {}: which one is the model's is unknown; "
+                                       "remove the stale file or download the checkpoint again",
+                                       t.name, at->second->path().string(), f->path().string()));
       }
-    throw InputError(fmt::format("{}: no tensor '{}': not a Llama checkpoint, or a shard is missing",
-                                 files_.front()->path().string(), name));
+    check_index(paths.front().parent_path() / "model.safetensors.index.json");
+  }
+  // The file holding `name`, and its entry, after checking its shape and dtype.
+  std::pair<const SafetensorsFile*, const TensorInfo*> find(const std::string& name, const std::vector<std::int64_t>& shape) const {
+    const auto it = owner_.find(name);
+    if (it == owner_.end())
+      throw InputError(fmt::format("{}: no tensor '{}': not a Llama checkpoint, or a shard is missing",
+                                   files_.front()->path().string(), name));
+    const SafetensorsFile* f = it->second;
+    const TensorInfo* t = f->find(name);
+    if (t->shape != shape)
+      throw InputError(fmt::format("{}: tensor '{}' has shape [{}], the model config needs [{}]: the weights are "
+                                   "of another model", f->path().string(), name, fmt::join(t->shape, ", "),
+                                   fmt::join(shape, ", ")));
+    if (!readable_dtype(t->dtype))
+      throw InputError(fmt::format("{}: tensor '{}' is {}: the decoder reads F32, BF16 or F16 weights", f->path().string(),
+                                   name, t->dtype));
+    return {f, t};
+  }
+  // The tensor's values in `dtype` (as bytes), after checking its shape and that every value is finite.
+  std::vector<std::uint8_t> matrix(const std::string& name, std::vector<std::int64_t> shape, Dtype dtype) const {
+    const auto [f, t] = find(name, shape);
+    std::vector<std::uint8_t> raw;
+    f->read(*t, raw);
+    if (const auto bad = first_non_finite(raw, t->dtype)) refuse_non_finite(f->path(), name, bad->first, bad->second);
+    return convert(raw, t->dtype, dtype);
   }
   std::vector<float> vector(const std::string& name, std::int64_t n) const {
     const auto bytes = matrix(name, {n}, Dtype::fp32);
@@ -92,15 +164,50 @@ class Checkpoint {
     std::memcpy(out.data(), bytes.data(), bytes.size());
     return out;
   }
-  bool has(const std::string& name) const {
-    for (const auto& f : files_)
-      if (f->find(name)) return true;
-    return false;
+  // Every value of the tensor finite, read a chunk at a time (a check before any point runs).
+  void scan(const std::string& name, const std::vector<std::int64_t>& shape) const {
+    const auto [file, tensor] = find(name, shape);
+    const SafetensorsFile* f = file;
+    const TensorInfo* t = tensor;
+    const std::uint64_t element = safetensors_element_size(t->dtype);
+    f->scan(*t, [&](std::span<const std::uint8_t> chunk, std::uint64_t first_byte) {
+      if (const auto bad = first_non_finite(chunk, t->dtype))
+        refuse_non_finite(f->path(), name, first_byte / element + bad->first, bad->second);
+    });
   }
+  const std::map<std::string, const SafetensorsFile*, std::less<>>& tensors() const { return owner_; }
 
  private:
-  static std::vector<std::uint8_t> convert(const std::vector<std::uint8_t>& raw, const std::string& from, Dtype to,
-                                           const std::string& what) {
+  // A sharded checkpoint's index maps each tensor to its shard: a tensor found in another
+  // file means the folder mixes two downloads.
+  void check_index(const std::filesystem::path& index) const {
+    if (!std::filesystem::exists(index)) return;
+    std::ifstream in(index);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (is_git_lfs_pointer(text.str()))
+      throw InputError(fmt::format("{}: is a Git LFS pointer file, not the index: {}", index.string(), kGitLfsAdvice));
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(fmt::format("{}: is not valid JSON ({}): download the checkpoint again", index.string(), e.what()));
+    }
+    if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
+      throw InputError(fmt::format("{}: has no \"weight_map\" object: download the checkpoint again", index.string()));
+    for (const auto& [name, shard] : j["weight_map"].items()) {
+      const auto it = owner_.find(name);
+      const std::string listed = shard.is_string() ? shard.get<std::string>() : shard.dump();
+      if (it == owner_.end())
+        throw InputError(fmt::format("{}: lists tensor '{}' in {}, but no .safetensors file of the folder holds it: a "
+                                     "shard is missing; download the checkpoint again", index.string(), name, listed));
+      if (it->second->path().filename() != listed)
+        throw InputError(fmt::format("{}: lists tensor '{}' in {}, but it is in {}: the folder mixes files of two "
+                                     "downloads; download the checkpoint again", index.string(), name, listed,
+                                     it->second->path().string()));
+    }
+  }
+  static std::vector<std::uint8_t> convert(const std::vector<std::uint8_t>& raw, const std::string& from, Dtype to) {
     const std::size_t n = raw.size() / safetensors_element_size(from);
     std::vector<std::uint8_t> out(n * input_size(to));
     const auto value = [&](std::size_t i) -> float {
@@ -108,14 +215,26 @@ class Checkpoint {
       if (from == "BF16") return static_cast<float>(load_element(Dtype::bf16, raw.data(), i));
       return half_to_float(reinterpret_cast<const std::uint16_t*>(raw.data())[i]);  // F16
     };
-    if (from != "F32" && from != "BF16" && from != "F16")
-      throw InputError(fmt::format("{} is {}: the decoder reads F32, BF16 or F16 weights", what, from));
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) store_element(to, out.data(), i, value(i));
     return out;
   }
   std::vector<std::unique_ptr<SafetensorsFile>> files_;
+  std::map<std::string, const SafetensorsFile*, std::less<>> owner_;  // tensor name -> the file holding it
 };
+
+// A tensor the decoder has no use for that means the config describes another model.
+void refuse_unused_tensors(const Checkpoint& ck, const ModelConfig& c) {
+  for (const auto& [name, file] : ck.tensors()) {
+    if (name.ends_with(".bias"))
+      throw InputError(fmt::format("{}: tensor '{}' is a bias: rooftop's decoder does not implement biases, so it would "
+                                   "compute another model; use a checkpoint without them", file->path().string(), name));
+    long long layer = -1;
+    if (std::sscanf(name.c_str(), "model.layers.%lld.", &layer) == 1 && layer >= c.layers)
+      throw InputError(fmt::format("{}: tensor '{}' is of layer {}, but the config's num_hidden_layers is {}: the config "
+                                   "is of another model", file->path().string(), name, layer, c.layers));
+  }
+}
 
 std::vector<std::uint8_t> stack(std::vector<std::vector<std::uint8_t>> parts) {
   std::vector<std::uint8_t> out;
@@ -130,6 +249,7 @@ DecoderWeights load_decoder_weights(const ModelConfig& c, Dtype dtype, const std
   if (dtype != Dtype::fp32 && dtype != Dtype::bf16)
     throw PointSkipped(fmt::format("the decoder's weights are fp32, bf16 or fp8, not {}", dtype_name(dtype)));
   const Checkpoint ck(paths);
+  refuse_unused_tensors(ck, c);
   DecoderWeights w;
   w.config = c;
   w.dtype = dtype;
@@ -151,6 +271,21 @@ DecoderWeights load_decoder_weights(const ModelConfig& c, Dtype dtype, const std
     w.layers.push_back(std::move(layer));
   }
   return w;
+}
+
+void validate_checkpoint(const ModelConfig& c, const std::vector<std::filesystem::path>& paths) {
+  if (paths.empty()) return;
+  const auto folder = paths.front().parent_path();
+  if (!c.values_not_implemented.empty())
+    throw InputError(fmt::format("{}: rooftop's decoder does not implement the config's {}: the checkpoint's tokens would "
+                                 "be wrong. Give its config.json alone to time the model with random weights (that field "
+                                 "changes the values, not the work)",
+                                 folder.string(), fmt::join(c.values_not_implemented, ", ")));
+  const Checkpoint ck(paths);
+  refuse_unused_tensors(ck, c);
+  const auto needed = needed_tensors(c);
+  for (const auto& t : needed) ck.find(t.name, t.shape);  // every name, shape and dtype before reading a value
+  for (const auto& t : needed) ck.scan(t.name, t.shape);
 }
 
 }  // namespace rooftop::inference

@@ -55,6 +55,13 @@ DecoderWeights random_decoder_weights(const ModelConfig& config, Dtype dtype, st
 DecoderWeights load_decoder_weights(const ModelConfig& config, Dtype dtype,
                                     const std::vector<std::filesystem::path>& safetensors_files);
 
+// Everything a run needs from a checkpoint, checked before any point is measured: the
+// config's fields that the decoder does not compute, each file's header, every tensor the
+// decoder reads (once across the shards, as the index maps it, its shape and dtype) and
+// every value finite. Reads the whole checkpoint once. Throws InputError naming the file
+// and tensor. Nothing to check for an empty list (random weights).
+void validate_checkpoint(const ModelConfig& config, const std::vector<std::filesystem::path>& safetensors_files);
+
 // bf16 weights to fp8: each matrix scaled so its largest magnitude maps to e4m3's 448
 // (round to nearest even), then the activations' static scales calibrated in order, layer
 // after layer, on a forward of the reference decoder over a seeded prompt of

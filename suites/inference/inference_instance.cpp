@@ -21,9 +21,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// Decode steps a repetition times: enough to average out one step's jitter.
-constexpr std::int64_t kDecodeSteps = 8;
-
 std::vector<std::int32_t> random_tokens(std::int64_t count, std::int64_t vocab, std::uint64_t seed) {
   std::vector<std::int32_t> t(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < t.size(); ++i)
@@ -102,9 +99,7 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
   return work;
 }
 
-std::int64_t InferenceInstance::max_context() const {
-  return shape_.scenario == Scenario::decode ? shape_.context + kDecodeSteps : shape_.prompt + shape_.generate;
-}
+std::int64_t InferenceInstance::max_context() const { return positions_needed(shape_); }
 
 ScenarioRepetition InferenceInstance::prefill() {
   decoder_->set_length(0);

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
+#include <set>
 #include <vector>
 
 #include "harness/errors.hpp"
+#include "suites/inference/decoder_weights.hpp"
 
 namespace rooftop::inference {
 namespace {
@@ -41,6 +44,22 @@ Work forward_work(const ModelConfig& m, double batch, double start, double token
   const double kv = m.kv_bytes_per_token_layer(ae) * static_cast<double>(m.layers);
   w.bytes = m.matmul_parameters() * we + batch * start * kv + rows * kv + rows * h * ae;  // + embedding rows
   return w;
+}
+
+// A checkpoint is read whole to be checked: once a run, however many of its points name it
+// (the same files, unchanged since).
+void validate_checkpoint_once(const ModelConfig& m, const std::vector<std::filesystem::path>& files) {
+  static std::set<std::string> checked;
+  std::string key;
+  for (const auto& f : files) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(f, ec);
+    const auto time = std::filesystem::last_write_time(f, ec).time_since_epoch().count();
+    key += fmt::format("{}\n{}\n{}\n", f.string(), size, time);
+  }
+  if (files.empty() || checked.contains(key)) return;
+  validate_checkpoint(m, files);
+  checked.insert(key);
 }
 
 }  // namespace
@@ -176,12 +195,22 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
   return stages;
 }
 
+std::int64_t positions_needed(const InferenceShape& s) {
+  return s.scenario == Scenario::decode ? s.context + kDecodeSteps : s.prompt + s.generate;
+}
+
 Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string_view backend) {
   const ModelConfig m = load_model_config(s.model);
-  const std::int64_t positions = s.scenario == Scenario::decode ? s.context + 1 : s.prompt + s.generate;
+  const std::int64_t positions = positions_needed(s);
   if (positions > m.max_positions)
-    throw InputError(fmt::format("{} needs {} positions; {} has {} (max_position_embeddings): choose a shorter context",
-                                 s.model, positions, m.name, m.max_positions));
+    throw InputError(fmt::format(
+        "{} needs {} positions{}; {} has {} (max_position_embeddings): choose a {} of at most {}", s.model, positions,
+        s.scenario == Scenario::decode ? fmt::format(" (context {} and the {} decode steps a repetition times)", s.context,
+                                                     kDecodeSteps)
+                                       : "",
+        m.name, m.max_positions, s.scenario == Scenario::decode ? "context" : "prompt plus output",
+        s.scenario == Scenario::decode ? m.max_positions - kDecodeSteps : m.max_positions));
+  validate_checkpoint_once(m, checkpoint_files(s.model));
   // A GPU's decode steps replay a CUDA graph unless the shape says eager; the CPU has no launches.
   const bool gpu = backend != "cpu";
   if (!gpu && !s.launch.empty())

@@ -14,6 +14,10 @@
 namespace rooftop::inference {
 
 enum class Scenario { prefill, decode, generate };
+
+// Decode steps a repetition times from the shape's context (enough to average out one
+// step's jitter): a decode point's cache holds context + this many positions.
+inline constexpr std::int64_t kDecodeSteps = 8;
 std::string_view scenario_name(Scenario scenario);
 
 struct InferenceShape {
@@ -50,7 +54,12 @@ Work inference_work(const ModelConfig& model, const InferenceShape& shape, Dtype
 // work of both and the activation written in the dtype instead of gate and up in fp32.
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& model, std::int64_t batch, std::int64_t start,
                                                     std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up = false);
-// Throws InputError when the shape does not fit the model (context beyond its positions).
+// Positions one sequence of the scenario reaches: the prompt and the output, or a decode
+// point's context and the steps a repetition times.
+std::int64_t positions_needed(const InferenceShape& shape);
+// Throws InputError when the shape does not fit the model (context beyond its positions)
+// or the model's checkpoint is unusable (validate_checkpoint), so a run refuses before
+// measuring any point.
 Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend);
 InferenceShape shape_of(const Problem& problem);
 

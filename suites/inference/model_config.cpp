@@ -10,16 +10,92 @@
 #include <sstream>
 
 #include "harness/errors.hpp"
+#include "suites/inference/safetensors.hpp"
 #include "suites/shape_data.hpp"
 
 namespace rooftop::inference {
 namespace {
 
-std::int64_t positive(const nlohmann::json& j, const char* key, std::string_view origin) {
+using nlohmann::json;
+
+// Generous bounds (a real model's fields are far inside them) that keep the products the
+// decoder forms of two of them inside 64 bits.
+constexpr std::int64_t kMaxWidth = 1 << 20, kMaxLayers = 1 << 12, kMaxHeads = 1 << 14, kMaxVocab = 1 << 24,
+                       kMaxPositions = 1 << 27;
+
+std::int64_t positive(const json& j, const char* key, std::string_view origin, std::int64_t max) {
   if (!j.contains(key)) throw InputError(fmt::format("{}: model config has no '{}': give every Llama config field", origin, key));
-  if (!j[key].is_number_integer() || j[key].get<std::int64_t>() <= 0)
-    throw InputError(fmt::format("{}: model config field '{}' is not a positive integer", origin, key));
-  return j[key].get<std::int64_t>();
+  const auto& v = j[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > max)
+    throw InputError(fmt::format("{}: model config field '{}' is {}, not a positive integer up to {}", origin, key,
+                                 v.dump(), max));
+  return v.get<std::int64_t>();
+}
+
+// A real number in (0, max].
+double positive_number(const json& v, const char* key, std::string_view origin, double max, std::string_view usual) {
+  if (!v.is_number())
+    throw InputError(fmt::format("{}: model config field '{}' is {}, not a number", origin, key, v.dump()));
+  const double x = v.get<double>();
+  if (!(x > 0 && x <= max))
+    throw InputError(fmt::format("{}: model config field '{}' is {:g}, outside (0, {:g}]: give the model's own value ({})",
+                                 origin, key, x, max, usual));
+  return x;
+}
+
+bool flag(const json& j, const char* key, std::string_view origin) {
+  if (!j.contains(key) || j[key].is_null()) return false;
+  if (!j[key].is_boolean())
+    throw InputError(fmt::format("{}: model config field '{}' is {}, not true or false", origin, key, j[key].dump()));
+  return j[key].get<bool>();
+}
+
+[[noreturn]] void not_implemented(std::string_view origin, std::string_view field, std::string_view why) {
+  throw InputError(fmt::format("{}: model config field {}: rooftop's decoder does not implement {}; it would time and "
+                               "compute another model. Give a config without it",
+                               origin, field, why));
+}
+
+// Fields that change the work: the decoder has no biases, attends to every earlier
+// position and has the Llama causal-LM head.
+void refuse_other_work(const json& j, std::string_view origin) {
+  if (j.contains("architectures")) {
+    const auto& a = j["architectures"];
+    if (!a.is_array() || a.size() != 1 || a[0] != "LlamaForCausalLM")
+      not_implemented(origin, fmt::format("'architectures' is {}", a.dump()), "another architecture than LlamaForCausalLM");
+  }
+  if (flag(j, "attention_bias", origin)) not_implemented(origin, "'attention_bias' is true", "attention biases");
+  if (flag(j, "mlp_bias", origin)) not_implemented(origin, "'mlp_bias' is true", "MLP biases");
+  const bool windowed = j.contains("sliding_window") && !j["sliding_window"].is_null() &&
+                        !(j.contains("use_sliding_window") && j["use_sliding_window"] == false);
+  if (windowed)
+    not_implemented(origin, fmt::format("'sliding_window' is {}", j["sliding_window"].dump()), "sliding-window attention");
+}
+
+// The rotary embedding: transformers 4 writes rope_theta and rope_scaling (null, or an
+// object with "rope_type" or "type"), transformers 5 one object, rope_parameters, with both.
+void read_rope(const json& j, std::string_view origin, ModelConfig& c) {
+  static const json none;
+  const auto member = [](const json& object, const char* key) -> const json& {
+    return object.is_object() && object.contains(key) ? object[key] : none;
+  };
+  const json& parameters = member(j, "rope_parameters");
+  const json& scaling = member(j, "rope_scaling");
+  for (const auto& [key, v] : {std::pair{"rope_parameters", &parameters}, std::pair{"rope_scaling", &scaling}})
+    if (!v->is_null() && !v->is_object())
+      throw InputError(fmt::format("{}: model config field '{}' is {}, not an object or null", origin, key, v->dump()));
+  const json& theta = j.contains("rope_theta") ? j["rope_theta"] : member(parameters, "rope_theta");
+  if (!theta.is_null()) c.rope_theta = positive_number(theta, "rope_theta", origin, 1e12, "Llama's are 10000 to 500000");
+  for (const json* v : {&parameters, &scaling}) {
+    if (v->is_null()) continue;
+    const json& named = member(*v, "rope_type").is_null() ? member(*v, "type") : member(*v, "rope_type");
+    const json type = named.is_null() ? json("(none)") : named;
+    if (type != "default") c.values_not_implemented.push_back(fmt::format("rope scaling of type {} ({})", type.dump(), v->dump()));
+  }
+  const json& partial =
+      j.contains("partial_rotary_factor") ? j["partial_rotary_factor"] : member(parameters, "partial_rotary_factor");
+  if (!partial.is_null() && partial != 1.0)
+    c.values_not_implemented.push_back(fmt::format("partial_rotary_factor {} (rotary embedding on part of a head)", partial.dump()));
 }
 
 }  // namespace
@@ -38,41 +114,40 @@ double ModelConfig::parameters() const {
 }
 
 ModelConfig parse_model_config(std::string_view text, std::string_view origin, std::string name) {
-  nlohmann::json j;
+  if (is_git_lfs_pointer(text))
+    throw InputError(fmt::format("{}: is a Git LFS pointer file, not the model config: {}", origin, kGitLfsAdvice));
+  json j;
   try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+    j = json::parse(text);
+  } catch (const json::exception& e) {  // a syntax error, or a number too large for a double (1e400)
     throw InputError(fmt::format("{}: model config is not valid JSON ({})", origin, e.what()));
   }
   if (!j.is_object()) throw InputError(fmt::format("{}: model config is not a JSON object", origin));
+  if (j.contains("model_type") && j["model_type"] != "llama")
+    throw InputError(fmt::format("{}: model_type {} is not llama: rooftop's decoder is the Llama architecture", origin,
+                                 j["model_type"].dump()));
   ModelConfig c;
   c.name = std::move(name);
-  c.hidden = positive(j, "hidden_size", origin);
-  c.layers = positive(j, "num_hidden_layers", origin);
-  c.heads = positive(j, "num_attention_heads", origin);
-  c.kv_heads = j.contains("num_key_value_heads") ? positive(j, "num_key_value_heads", origin) : c.heads;
-  c.intermediate = positive(j, "intermediate_size", origin);
-  c.vocab = positive(j, "vocab_size", origin);
-  c.max_positions = j.contains("max_position_embeddings") ? positive(j, "max_position_embeddings", origin) : 4096;
-  c.head_dim = j.contains("head_dim") ? positive(j, "head_dim", origin) : c.hidden / c.heads;
-  if (j.contains("rope_theta")) {
-    if (!j["rope_theta"].is_number() || !(j["rope_theta"].get<double>() > 0))
-      throw InputError(fmt::format("{}: model config field 'rope_theta' is not a positive number", origin));
-    c.rope_theta = j["rope_theta"].get<double>();
-  }
-  if (j.contains("rms_norm_eps")) {
-    if (!j["rms_norm_eps"].is_number() || !(j["rms_norm_eps"].get<double>() > 0))
-      throw InputError(fmt::format("{}: model config field 'rms_norm_eps' is not a positive number", origin));
-    c.rms_eps = j["rms_norm_eps"].get<double>();
-  }
+  c.hidden = positive(j, "hidden_size", origin, kMaxWidth);
+  c.layers = positive(j, "num_hidden_layers", origin, kMaxLayers);
+  c.heads = positive(j, "num_attention_heads", origin, kMaxHeads);
+  c.kv_heads = j.contains("num_key_value_heads") ? positive(j, "num_key_value_heads", origin, kMaxHeads) : c.heads;
+  c.intermediate = positive(j, "intermediate_size", origin, kMaxWidth);
+  c.vocab = positive(j, "vocab_size", origin, kMaxVocab);
+  c.max_positions = j.contains("max_position_embeddings") ? positive(j, "max_position_embeddings", origin, kMaxPositions) : 4096;
+  c.head_dim = j.contains("head_dim") ? positive(j, "head_dim", origin, kMaxWidth) : c.hidden / c.heads;
+  read_rope(j, origin, c);
+  if (j.contains("rms_norm_eps"))
+    c.rms_eps = positive_number(j["rms_norm_eps"], "rms_norm_eps", origin, 1.0, "Llama's is 1e-05 or 1e-06");
   if (j.contains("tie_word_embeddings")) {
     if (!j["tie_word_embeddings"].is_boolean())
       throw InputError(fmt::format("{}: model config field 'tie_word_embeddings' is not true or false", origin));
     c.tied_embeddings = j["tie_word_embeddings"].get<bool>();
   }
-  if (j.contains("model_type") && j["model_type"] != "llama")
-    throw InputError(fmt::format("{}: model_type {} is not llama: rooftop's decoder is the Llama architecture", origin,
-                                 j["model_type"].dump()));
+  refuse_other_work(j, origin);
+  for (const char* key : {"hidden_act", "hidden_activation"})
+    if (j.contains(key) && j[key] != "silu")
+      c.values_not_implemented.push_back(fmt::format("{} {} (the decoder's MLP is SwiGLU: silu)", key, j[key].dump()));
   if (c.heads % c.kv_heads != 0)
     throw InputError(fmt::format("{}: {} attention heads do not divide into {} key/value heads", origin, c.heads, c.kv_heads));
   if (!j.contains("head_dim") && c.hidden % c.heads != 0)

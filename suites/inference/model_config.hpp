@@ -15,6 +15,11 @@ struct ModelConfig {
   std::int64_t max_positions = 0;
   double rope_theta = 10000, rms_eps = 1e-5;
   bool tied_embeddings = false;
+  // Fields set to something the decoder does not compute ("rope_scaling of type llama3")
+  // that change the values but not the work: harmless with random weights (what a
+  // benchmark of cost needs), refused with a checkpoint's real weights (whose tokens
+  // would be wrong). Fields that change the work are refused when the config is read.
+  std::vector<std::string> values_not_implemented;
 
   std::int64_t qkv_width() const { return (heads + 2 * kv_heads) * head_dim; }
   // Weights multiplied once per token: the projections, the MLP and the LM head (the
@@ -25,7 +30,9 @@ struct ModelConfig {
   double kv_bytes_per_token_layer(double element_bytes) const { return 2.0 * kv_heads * head_dim * element_bytes; }
 };
 
-// Throws InputError naming `origin` and the field on a missing, mistyped or inconsistent field.
+// Throws InputError naming `origin` and the field on a missing, mistyped, out-of-range or
+// inconsistent field, and on a field that changes the work in a way the decoder does not
+// implement (attention or MLP biases, a sliding window, another architecture).
 ModelConfig parse_model_config(std::string_view json_text, std::string_view origin, std::string name);
 // A shipped model ("tiny", "llama-3.2-1b", "llama-3.1-8b"), a config.json path, or a
 // Hugging Face checkout's folder (its config.json).

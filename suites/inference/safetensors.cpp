@@ -75,6 +75,13 @@ std::ifstream open_for_reading(const fs::path& path) {
 }
 
 std::uint64_t read_header_length(std::ifstream& in, const fs::path& path, std::uint64_t file_size) {
+  std::string start(64, '\0');
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  start.resize(static_cast<std::size_t>(in.gcount()));
+  if (is_git_lfs_pointer(start))
+    fail(path, fmt::format("is a Git LFS pointer file ({} bytes of text), not the weights: {}", file_size, kGitLfsAdvice));
+  in.clear();
+  in.seekg(0);
   if (file_size < 8)
     fail(path, fmt::format("is {} bytes, shorter than the 8-byte header length every safetensors file starts with; "
                            "it is truncated or not safetensors: {}",
@@ -277,6 +284,10 @@ std::string header_text(const std::vector<std::pair<TensorInfo, std::vector<std:
 
 }  // namespace
 
+bool is_git_lfs_pointer(std::string_view first_bytes) {
+  return first_bytes.starts_with("version https://git-lfs.github.com/spec/");
+}
+
 std::size_t safetensors_element_size(std::string_view dtype) {
   const auto size = element_size_of(dtype);
   if (!size) throw InputError(fmt::format("unknown safetensors dtype '{}' (known: {})", dtype, known_dtypes()));
@@ -316,6 +327,26 @@ void SafetensorsFile::read(const TensorInfo& t, std::vector<std::uint8_t>& out) 
                 fmt::format("could only read {} of its {} bytes: the file was truncated or replaced after it was "
                             "opened; {}",
                             in.gcount(), out.size(), kFetchAgain));
+}
+
+void SafetensorsFile::scan(const TensorInfo& t,
+                           const std::function<void(std::span<const std::uint8_t>, std::uint64_t)>& each) const {
+  const TensorInfo* mine = find(t.name);
+  if (!mine || mine->begin != t.begin || mine->end != t.end)
+    fail_tensor(path_, t.name, "is not a tensor of this file; look it up with find() on this file");
+  constexpr std::uint64_t kChunk = 16u << 20;
+  auto in = open_for_reading(path_);
+  in.seekg(static_cast<std::streamoff>(data_start_ + t.begin));
+  std::vector<std::uint8_t> chunk;
+  for (std::uint64_t at = 0; at < t.end - t.begin; at += chunk.size()) {
+    chunk.resize(static_cast<std::size_t>(std::min(kChunk, t.end - t.begin - at)));
+    if (!in.read(reinterpret_cast<char*>(chunk.data()), static_cast<std::streamsize>(chunk.size())))
+      fail_tensor(path_, t.name,
+                  fmt::format("could only read {} of its {} bytes: the file was truncated or replaced after it was "
+                              "opened; {}",
+                              at + static_cast<std::uint64_t>(in.gcount()), t.end - t.begin, kFetchAgain));
+    each(chunk, at);
+  }
 }
 
 void write_safetensors(const fs::path& path,

@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +23,13 @@ struct TensorInfo {
   std::vector<std::int64_t> shape;  // empty for a scalar
   std::uint64_t begin = 0, end = 0;  // byte range, relative to the first byte after the header
 };
+
+// A Git LFS pointer: the small text file a clone without LFS (or without `git lfs pull`)
+// leaves where the weights should be.
+bool is_git_lfs_pointer(std::string_view first_bytes);
+inline constexpr const char* kGitLfsAdvice =
+    "the clone has the pointer, not the file. Fetch the weights with `git lfs pull` in the checkout (or download "
+    "them again)";
 
 // Bytes per element of a safetensors dtype (F64, F32, F16, BF16, F8_E4M3, F8_E5M2, I64,
 // I32, I16, I8, U64, U32, U16, U8, BOOL). Throws InputError for any other.
@@ -41,6 +50,10 @@ class SafetensorsFile {
   // concurrent reads from several threads are safe. Throws InputError if the file has
   // shrunk since it was opened.
   void read(const TensorInfo& t, std::vector<std::uint8_t>& out) const;
+  // Reads the tensor's bytes a chunk at a time (a multiple of 8 bytes, so no element is
+  // split), calling each(chunk, its first byte's offset in the tensor): a scan of a tensor
+  // larger than memory. Throws as read() does.
+  void scan(const TensorInfo& t, const std::function<void(std::span<const std::uint8_t>, std::uint64_t)>& each) const;
   // The header's optional "__metadata__" (string to string); empty when absent.
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
 

@@ -1,1 +1,14 @@
 # Issue 35 (hardening, third pass): the inference group's cases, each a test that fails on 0312b28.
+
+# D2, D3, D4, D15, D16: bad checkpoints and configs are refused before any point runs, exit 2.
+# transformers' own tiny checkpoints (a folder beside the checkout) are checked too where present.
+set(ROOFTOP_HF_FIXTURES "${PROJECT_SOURCE_DIR}/../shared/fixtures/hf-tiny-llama3" CACHE PATH
+    "transformers' tiny Llama checkpoints (hf-tiny-llama3), checked by cli.inference_checkpoints where present")
+# One thread: OpenMP spinning on a loaded 2-core machine took 10 s a run.
+foreach(cause d2 d3 d4 d15 d16)
+  add_test(NAME cli.inference_checkpoints_${cause}
+    COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/robustness/inference_checkpoints.py $<TARGET_FILE:rooftop>
+            ${CMAKE_CURRENT_BINARY_DIR}/inference-checkpoints ${cause} --fixtures ${ROOFTOP_HF_FIXTURES})
+  set_tests_properties(cli.inference_checkpoints_${cause} PROPERTIES LABELS "unit;cli"
+    ENVIRONMENT "ROOFTOP_HOME=${ROOFTOP_TEST_HOME};OMP_NUM_THREADS=1")
+endforeach()
