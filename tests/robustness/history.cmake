@@ -22,3 +22,9 @@ rooftop_cli_test(calibrate_slowdown_nan 2 "--slowdowns: 'nan' is not a finite nu
   gate-calibrate --aa ${_h35_results} ${_h35_results} --slowdowns 0.05,nan)
 rooftop_cli_test(calibrate_injected_nan 2 "--injected 'nan=.*FRACTION a finite number"
   gate-calibrate --aa ${_h35_results} ${_h35_results} --injected nan=${_h35_results})
+
+# D19: "no run" in words, a NUL byte escaped in a message, no tier named for a --shape run.
+add_test(NAME cli.history_messages
+  COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/robustness/history_messages.py $<TARGET_FILE:rooftop>
+          ${PROJECT_SOURCE_DIR}/docs/results/cpu-quick-gemm.json ${CMAKE_CURRENT_BINARY_DIR}/history-messages)
+set_tests_properties(cli.history_messages PROPERTIES LABELS "unit;cli" ENVIRONMENT ROOFTOP_HOME=${ROOFTOP_TEST_HOME})
