@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +18,7 @@
 
 #include "harness/atomic_file.hpp"
 #include "cli/commands.hpp"
+#include "cli/number_options.hpp"
 #include "harness/errors.hpp"
 #include "harness/name_filter.hpp"
 #include "harness/exit_codes.hpp"
@@ -153,7 +155,7 @@ double parse_budget(const std::string& text) {
     total += number * scale;
     if (i < text.size()) ++i;
   }
-  if (!digits || i < text.size() || !(total > 0))
+  if (!digits || i < text.size() || !(total > 0) || !std::isfinite(total))
     throw InputError(fmt::format("--budget {}: give a time such as 10m, 90s or 1h30m", text));
   return total;
 }
@@ -191,8 +193,10 @@ void add_ab_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--blocks", *blocks, "At most this many ABBA blocks, two pairs each (default 16, or 200 with --budget)")
       ->check(CLI::Range(1, 200));
   cmd->add_option("--dir", *dir, "Where the runs' results files go")->capture_default_str();
-  cmd->add_option("--alpha", *alpha, "Chance of any false FAIL over every benchmark and look (default 0.01)");
-  cmd->add_option("--tau", *tau, "Slowdown that matters (default 0.03 kernels, 0.05 systems)");
+  cmd->add_option("--alpha", *alpha, "Chance of any false FAIL over every benchmark and look (default 0.01)")
+      ->check(finite_range(1e-12, 0.5));
+  cmd->add_option("--tau", *tau, "Slowdown that matters (default 0.03 kernels, 0.05 systems)")
+      ->check(finite_range(0, 10));
   cmd->add_option("--markdown", *markdown, "Write a Markdown summary");
   cmd->add_option("--junit", *junit, "Write JUnit XML");
   cmd->add_option("--json", *json, "Write the verdicts as JSON");

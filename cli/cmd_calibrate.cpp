@@ -1,10 +1,12 @@
 // `rooftop gate-calibrate`: the gate's false-alarm and detection rates on this machine.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 
 #include "harness/atomic_file.hpp"
 #include "cli/commands.hpp"
+#include "cli/number_options.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/gate.hpp"
@@ -24,7 +26,7 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--aa", *aa, "Two or more results files of the same build on this machine (A/A)")->required()->expected(2, 1000);
   cmd->add_option("--injected", *injected, "FRACTION=FILE: a run made with ROOFTOP_INJECT_SLOWDOWN=FRACTION");
   cmd->add_option("--comparisons", *comparisons, "Offline comparisons per row")->capture_default_str()->check(CLI::Range(10, 1000000));
-  cmd->add_option("--slowdowns", *slowdowns, "Offline slowdowns to detect")->delimiter(',');
+  cmd->add_option("--slowdowns", *slowdowns, "Offline slowdowns to detect")->delimiter(',')->check(finite_range(0, 10));
   cmd->add_option("--markdown", *markdown, "Write the table as Markdown");
   cmd->callback([=, &exit_code] {
     std::vector<NamedFile> read{{"--config", *config_file}};
@@ -36,8 +38,10 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
     std::vector<std::pair<double, RunResults>> inj;
     for (const auto& spec : *injected) {
       const auto eq = spec.find('=');
-      if (eq == std::string::npos) throw InputError(fmt::format("--injected '{}': write FRACTION=FILE", spec));
-      inj.emplace_back(std::atof(spec.substr(0, eq).c_str()), load_results(spec.substr(eq + 1)));
+      const double fraction = eq == std::string::npos ? std::nan("") : finite_number_or_nan(spec.substr(0, eq));
+      if (!(fraction >= 0 && fraction <= 10))
+        throw InputError(fmt::format("--injected '{}': write FRACTION=FILE, FRACTION a finite number in [0, 10]", spec));
+      inj.emplace_back(fraction, load_results(spec.substr(eq + 1)));
     }
     const GateConfig config = config_file->empty() ? GateConfig{} : load_gate_config(*config_file);
     const auto report = calibrate_gate(runs, inj, *comparisons, *slowdowns, config, 20261121);

@@ -9,6 +9,7 @@
 #include "harness/backend.hpp"
 #include "harness/baselines.hpp"
 #include "cli/commands.hpp"
+#include "cli/number_options.hpp"
 #include "cli/gate_inputs.hpp"
 #include "harness/errors.hpp"
 #include "harness/registry.hpp"
@@ -31,9 +32,9 @@ struct GateOutputs {
 void add_output_options(CLI::App* cmd, GateOutputs& o) {
   cmd->add_option("--config", o.config, "Gate config JSON: alpha, tau_kernel, tau_system, overrides per benchmark")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--alpha", o.alpha, "Family-wise false-alarm level after Holm (default 0.001)")->check(CLI::Range(1e-12, 0.5));
+  cmd->add_option("--alpha", o.alpha, "Family-wise false-alarm level after Holm (default 0.001)")->check(finite_range(1e-12, 0.5));
   cmd->add_option("--tau", o.tau, "Slowdown that matters, for every benchmark (default 0.03 kernels, 0.05 systems)")
-      ->check(CLI::Range(0.0, 10.0));
+      ->check(finite_range(0, 10));
   cmd->add_option("--markdown", o.markdown, "Write a Markdown summary (CI job summary, PR comment)");
   cmd->add_option("--junit", o.junit, "Write JUnit XML: FAIL as failure, INCONCLUSIVE as skipped");
   cmd->add_option("--json", o.json, "Write the verdicts and samples as JSON");
@@ -166,11 +167,11 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
       if (!fs::exists(db))
         throw InputError(fmt::format("--history {}: no such file; add nights to it with `rooftop history add --db {} RESULTS`",
                                      db.string(), db.string()));
-      const auto base = history_baseline(HistoryStore(db).series(), run, *history_runs, db.string());
+      const auto base = history_baseline(HistoryStore(db, HistoryAccess::read).series(), run, *history_runs, db.string());
       if (base.runs < 2) {
-        fmt::print(stderr, "rooftop: history {} holds {} run(s) of device {} at tier {} besides this one: a spread between "
+        fmt::print(stderr, "rooftop: history {} holds {} of device {} at tier {} besides this one: a spread between "
                            "runs needs 2 or more (3 or more to be of use); add nights with `rooftop history add --db {} "
-                           "RESULTS`\n", db.string(), base.runs, run.meta.fingerprint, run.meta.tier, db.string());
+                           "RESULTS`\n", db.string(), runs_phrase(base.runs), run.meta.fingerprint, run.meta.tier, db.string());
         exit_code = kExitNoBaseline;
         return;
       }

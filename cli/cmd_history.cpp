@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/number_options.hpp"
 #include "harness/change_points.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
@@ -41,14 +42,14 @@ void add_history_command(CLI::App& app, int& exit_code) {
   check->add_option("--db", *db, "History file (default $ROOFTOP_HOME/history.sqlite)");
   check->add_option("--recent", *recent, "A change point among the last N runs of a series is new (default 3)")
       ->check(CLI::Range(1, 1000));
-  check->add_option("--tau", *tau, "Slowdown that matters (default 0.03)")->check(CLI::Range(0.0, 10.0));
+  check->add_option("--tau", *tau, "Slowdown that matters (default 0.03)")->check(finite_range(0, 10));
   check->add_option("--significance", *significance, "Permutation p below which a split is a change point (default 0.05)")
-      ->check(CLI::Range(1e-6, 0.5));
+      ->check(finite_range(1e-6, 0.5));
   check->callback([=, &exit_code] {
     if (!fs::exists(db_path()))
       throw InputError(fmt::format("history {}: no such file: add runs first (rooftop history add RESULTS)",
                                    db_path().string()));
-    const HistoryStore store(db_path());
+    const HistoryStore store(db_path(), HistoryAccess::read);
     ChangePointOptions options;
     options.significance = *significance;
     // Fits 120 columns: the series cut from the left (its benchmark is the end that matters).

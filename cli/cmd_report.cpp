@@ -70,7 +70,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       if (!std::filesystem::exists(db))
         throw InputError(fmt::format("--history {}: no such file; add runs to it with `rooftop history add --db {} RESULTS`",
                                      db.string(), db.string()));
-      options.history = HistoryStore(db).series();
+      options.history = HistoryStore(db, HistoryAccess::read).series();
     }
     if (!baseline->empty()) {
       const auto& run = inputs.front().run;

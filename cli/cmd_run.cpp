@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cli/commands.hpp"
+#include "cli/number_options.hpp"
 #include "cli/profile_lookup.hpp"
 #include "devices/ranks/local_ranks.hpp"
 #include "harness/atomic_file.hpp"
@@ -27,16 +28,6 @@
 
 namespace rooftop::cli {
 namespace {
-
-// CLI11's PositiveNumber lets NaN and infinity through.
-const CLI::Validator kFinitePositive(
-    [](std::string& s) {
-      char* end = nullptr;
-      const double v = std::strtod(s.c_str(), &end);
-      return end != s.c_str() && *end == '\0' && std::isfinite(v) && v > 0 ? std::string()
-                                                                             : "'" + s + "' is not a finite number > 0";
-    },
-    "POSITIVE");
 
 int count_failures(const nlohmann::ordered_json& j) {
   int failures = 0;
@@ -207,7 +198,7 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_option("--repetitions", o.repetitions, "Repetitions per point; each is one sample")
       ->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--min-time", flags->min_time, "Seconds per repetition (default set by the tier)")
-      ->check(kFinitePositive);
+      ->check(finite_positive());
   cmd->add_option("--seed", flags->seed, "Seed of the random inputs (default: fresh, recorded in the results)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", flags->out, "Results JSON, rewritten atomically after every point (a pipe or device: once, at the end)");
@@ -235,7 +226,7 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_option("--comm-timeout", o.comm_timeout_s,
                   "collectives: seconds before a collective that has not finished counts as a dead or hung rank "
                   "(every rank then ends with exit 5)")
-      ->capture_default_str()->check(kFinitePositive);
+      ->capture_default_str()->check(finite_positive());
   cmd->callback([flags, &exit_code] { exit_code = execute_run(*flags); });
 }
 

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cli/commands.hpp"
+#include "cli/number_options.hpp"
 #include "harness/backend.hpp"
 #include "harness/errors.hpp"
 #include "harness/gate_statistics.hpp"
@@ -166,7 +167,7 @@ void add_tune_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--shape", o.shapes, "These shapes instead of the tier's sweep")->delimiter(',');
   cmd->add_option("--repetitions", o.repetitions, "Repetitions per candidate")->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--min-time", flags->min_time, "Seconds per repetition (default set by the tier)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive());
   cmd->callback([flags, &exit_code] { exit_code = execute_tune(*flags); });
 }
 

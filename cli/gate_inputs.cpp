@@ -17,6 +17,14 @@
 namespace rooftop::cli {
 namespace fs = std::filesystem;
 
+std::string runs_phrase(int runs) {
+  return runs == 0 ? "no run" : runs == 1 ? "1 run" : fmt::format("{} runs", runs);
+}
+
+namespace {
+std::string kept_medians(int runs) { return runs == 0 ? "no run medians" : "the medians of " + runs_phrase(runs); }
+}  // namespace
+
 std::string make_baseline_hint(const RunResults& run, const fs::path& store) {
   std::set<std::string> suites;
   for (const auto& r : run.results) suites.insert(r.problem.family);
@@ -82,16 +90,16 @@ std::optional<GateReport> gate_against_baseline(const fs::path& where, const Run
   runs.origin = origin;
   runs.runs = fewest_runs;
   if (unit == GateUnit::run && fewest_runs < 2)
-    throw InputError(fmt::format("--unit run: {} keeps the medians of {} run(s), and a spread between runs needs 2 or more "
+    throw InputError(fmt::format("--unit run: {} keeps {}, and a spread between runs needs 2 or more "
                                  "(3 or more to be of use): add runs with `rooftop baseline update --append RESULTS`",
-                                 origin, fewest_runs));
+                                 origin, kept_medians(fewest_runs)));
   if (unit == GateUnit::run || (unit == GateUnit::automatic && fewest_runs >= config.min_baseline_runs))
     return gate_against_runs(runs, run, config, run_origin);
   if (unit == GateUnit::automatic)
-    fmt::print(stderr, "rooftop: note: the baseline keeps the medians of {} run(s): the gate tests this run's repetitions against the "
+    fmt::print(stderr, "rooftop: note: the baseline keeps {}: the gate tests this run's repetitions against the "
                        "baseline's, which cannot see drift between runs; with {} or more runs in the baseline (`rooftop "
                        "baseline update --append RESULTS`) it tests against their spread\n",
-               fewest_runs, config.min_baseline_runs);
+               kept_medians(fewest_runs), config.min_baseline_runs);
   return gate_results(merged, run, config, origin, run_origin);
 }
 

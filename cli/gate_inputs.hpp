@@ -11,6 +11,8 @@
 
 namespace rooftop::cli {
 
+// "no run", "1 run", "3 runs".
+std::string runs_phrase(int runs);
 // The command that makes a baseline of this run's suites.
 std::string make_baseline_hint(const RunResults& run, const std::filesystem::path& store);
 enum class GateUnit { automatic, run, repetition };

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <fmt/ranges.h>
+
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -15,12 +18,26 @@ namespace {
 
 sqlite3* handle(void* p) { return static_cast<sqlite3*>(p); }
 
+// The last SQLite error on `db` as an InputError that says the way out.
+[[noreturn]] void throw_sqlite_error(sqlite3* db, const std::filesystem::path& path) {
+  switch (sqlite3_errcode(db)) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:  // still held after the busy timeout: a valid history, not to be moved aside
+      throw InputError(fmt::format("history {} is locked by another process (a nightly still running?): try again "
+                                   "when it ends", path.string()));
+    case SQLITE_NOTADB:
+      throw InputError(fmt::format("history {}: {}: not a rooftop history; move it aside or name another file with --db",
+                                   path.string(), sqlite3_errmsg(db)));
+    default:
+      throw InputError(fmt::format("history {}: {}", path.string(), sqlite3_errmsg(db)));
+  }
+}
+
 // A prepared statement, finalized on every path.
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql, const std::filesystem::path& path) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK)
-      throw InputError(fmt::format("history {}: {}", path.string(), sqlite3_errmsg(db)));
+    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) throw_sqlite_error(db, path);
   }
   ~Statement() { sqlite3_finalize(s_); }
   Statement(const Statement&) = delete;
@@ -42,63 +59,92 @@ std::string column_text(sqlite3_stmt* s, int i) {
 
 std::filesystem::path default_history_path() { return rooftop_home() / "history.sqlite"; }
 
-HistoryStore::HistoryStore(const std::filesystem::path& path) : path_(path) {
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+HistoryStore::HistoryStore(const std::filesystem::path& path, HistoryAccess access) : path_(path) {
+  const bool write = access == HistoryAccess::write;
+  if (write && path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  const int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     throw InputError(fmt::format("history {}: cannot open ({})", path.string(), why));
   }
   db_ = db;
-  sqlite3_busy_timeout(db, 2000);  // another writer: wait a little, then say so
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);  // another writer: wait a little, then say so
   try {
-    // The version check reads the file: a file that is not a database fails here.
-    int version = 0;
-    {
-      const auto not_history = [&] {
-        return InputError(fmt::format("history {}: {}: not a rooftop history (an SQLite file); move it aside or name "
-                                      "another file with --db", path.string(), sqlite3_errmsg(db)));
-      };
-      sqlite3_stmt* s = nullptr;
-      const bool read = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, nullptr) == SQLITE_OK &&
-                        sqlite3_step(s) == SQLITE_ROW;
-      if (read) version = sqlite3_column_int(s, 0);
-      sqlite3_finalize(s);
-      if (!read) throw not_history();
-    }
-    if (version == 0) {
-      exec("BEGIN IMMEDIATE");
-      exec("CREATE TABLE IF NOT EXISTS runs (id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL, tier TEXT NOT NULL, "
-           "created TEXT NOT NULL, git_commit TEXT, origin TEXT, UNIQUE (fingerprint, tier, created))");
-      exec("CREATE TABLE IF NOT EXISTS points (run INTEGER NOT NULL REFERENCES runs(id), benchmark TEXT NOT NULL, "
-           "median_s REAL NOT NULL, repetitions INTEGER NOT NULL)");
-      exec("CREATE INDEX IF NOT EXISTS points_by_benchmark ON points (benchmark)");
-      exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
-      exec("COMMIT");
-    } else if (version != kSchemaVersion) {
-      throw InputError(fmt::format("history {}: schema version {}, this rooftop reads version {}: use the rooftop that "
-                                   "wrote it, or start a new file with --db",
-                                   path.string(), version, kSchemaVersion));
-    }
+    adopt(access);
   } catch (...) {
     sqlite3_close(handle(db_));
     throw;
   }
 }
 
+void HistoryStore::adopt(HistoryAccess access) {
+  const bool write = access == HistoryAccess::write;
+  sqlite3* db = handle(db_);
+  // Looked at and made in one write transaction: two `history add` never both create it.
+  if (write) exec("BEGIN IMMEDIATE");
+  try {
+    const auto integer = [&](const char* sql) {
+      Statement s(db, sql, path_);
+      if (sqlite3_step(s.get()) != SQLITE_ROW) fail();
+      return sqlite3_column_int(s.get(), 0);
+    };
+    // The first read of the file: one that is not a database, or locked, fails here.
+    const int application_id = integer("PRAGMA application_id");
+    const int version = integer("PRAGMA user_version");
+    std::vector<std::string> tables;
+    {
+      Statement s(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                      "ORDER BY name", path_);
+      int rc = 0;
+      while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) tables.push_back(column_text(s.get(), 0));
+      if (rc != SQLITE_DONE) fail();
+    }
+    const bool ours = application_id == kApplicationId;
+    const bool fresh = tables.empty() && version == 0 && (ours || application_id == 0);
+    // An older rooftop's history: its two tables and a schema version, but no id yet.
+    const bool older = application_id == 0 && version != 0 && tables == std::vector<std::string>{"points", "runs"};
+    if (!ours && !fresh && !older)
+      throw InputError(fmt::format("{} is an SQLite database of another application (application_id 0x{:08x}, tables: {}): "
+                                   "give rooftop a history file of its own (--db)",
+                                   path_.string(), static_cast<std::uint32_t>(application_id),
+                                   tables.empty() ? std::string("none") : fmt::format("{}", fmt::join(tables, ", "))));
+    if (!fresh && version != kSchemaVersion)
+      throw InputError(fmt::format("history {}: schema version {}, this rooftop reads version {}: use the rooftop that "
+                                   "wrote it, or start a new file with --db",
+                                   path_.string(), version, kSchemaVersion));
+    if (!write) {
+      empty_ = fresh;
+      return;
+    }
+    if (fresh) {
+      exec("CREATE TABLE runs (id INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL, tier TEXT NOT NULL, "
+           "created TEXT NOT NULL, git_commit TEXT, origin TEXT, UNIQUE (fingerprint, tier, created))");
+      exec("CREATE TABLE points (run INTEGER NOT NULL REFERENCES runs(id), benchmark TEXT NOT NULL, "
+           "median_s REAL NOT NULL, repetitions INTEGER NOT NULL)");
+      exec("CREATE INDEX points_by_benchmark ON points (benchmark)");
+      exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion).c_str());
+    }
+    if (!ours) exec(fmt::format("PRAGMA application_id = {}", kApplicationId).c_str());
+    exec("COMMIT");
+  } catch (...) {
+    if (write) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);  // nothing half-made
+    throw;
+  }
+}
+
 HistoryStore::~HistoryStore() { sqlite3_close(handle(db_)); }
 
+void HistoryStore::fail() const { throw_sqlite_error(handle(db_), path_); }
+
 void HistoryStore::exec(const char* sql) const {
-  char* error = nullptr;
-  if (sqlite3_exec(handle(db_), sql, nullptr, nullptr, &error) != SQLITE_OK) {
-    const std::string why = error ? error : "unknown error";
-    sqlite3_free(error);
-    const int code = sqlite3_errcode(handle(db_));
-    const bool busy = code == SQLITE_BUSY || code == SQLITE_LOCKED;
+  if (sqlite3_exec(handle(db_), sql, nullptr, nullptr, nullptr) == SQLITE_OK) return;
+  try {
+    fail();
+  } catch (...) {
     sqlite3_exec(handle(db_), "ROLLBACK", nullptr, nullptr, nullptr);  // nothing half-written
-    throw InputError(fmt::format("history {}: {}{}", path_.string(), why,
-                                 busy ? ": another rooftop holds it; try again when it is done" : ""));
+    throw;
   }
 }
 
@@ -118,10 +164,9 @@ int HistoryStore::add(const RunResults& run, const std::string& origin) {
       s.text(4, m.git_commit);
       s.text(5, origin);
       if (sqlite3_step(s.get()) != SQLITE_DONE) {
-        const bool duplicate = sqlite3_extended_errcode(handle(db_)) == SQLITE_CONSTRAINT_UNIQUE;
-        throw InputError(duplicate ? fmt::format("{}: this run ({} at {}) is already in the history", origin,
-                                                 m.fingerprint, m.created)
-                                   : fmt::format("history {}: {}", path_.string(), sqlite3_errmsg(handle(db_))));
+        if (sqlite3_extended_errcode(handle(db_)) == SQLITE_CONSTRAINT_UNIQUE)
+          throw InputError(fmt::format("{}: this run ({} at {}) is already in the history", origin, m.fingerprint, m.created));
+        fail();
       }
     }
     const auto run_id = sqlite3_last_insert_rowid(handle(db_));
@@ -135,8 +180,7 @@ int HistoryStore::add(const RunResults& run, const std::string& origin) {
       s.text(2, r.problem.name());
       sqlite3_bind_double(s.get(), 3, median(t));
       sqlite3_bind_int(s.get(), 4, static_cast<int>(t.size()));
-      if (sqlite3_step(s.get()) != SQLITE_DONE)
-        throw InputError(fmt::format("history {}: {}", path_.string(), sqlite3_errmsg(handle(db_))));
+      if (sqlite3_step(s.get()) != SQLITE_DONE) fail();
       ++added;
     }
     exec("COMMIT");
@@ -148,6 +192,7 @@ int HistoryStore::add(const RunResults& run, const std::string& origin) {
 }
 
 std::vector<HistorySeries> HistoryStore::series() const {
+  if (empty_) return {};
   Statement s(handle(db_),
               "SELECT r.fingerprint, r.tier, p.benchmark, r.created, r.git_commit, p.median_s FROM points p "
               "JOIN runs r ON p.run = r.id ORDER BY r.fingerprint, r.tier, p.benchmark, r.created, r.id",
@@ -160,7 +205,7 @@ std::vector<HistorySeries> HistoryStore::series() const {
       out.push_back({fp, tier, bench, {}});
     out.back().points.push_back({column_text(s.get(), 3), column_text(s.get(), 4), sqlite3_column_double(s.get(), 5)});
   }
-  if (rc != SQLITE_DONE) throw InputError(fmt::format("history {}: {}", path_.string(), sqlite3_errmsg(handle(db_))));
+  if (rc != SQLITE_DONE) fail();
   return out;
 }
 

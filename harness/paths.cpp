@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "harness/errors.hpp"
+#include "harness/printable_text.hpp"
 
 namespace rooftop {
 
@@ -26,7 +27,7 @@ const std::string& checked_path_component(const std::string& name, std::string_v
   });
   if (name.empty() || name == "." || name == ".." || name.size() > 200 || !safe_chars)
     throw InputError(fmt::format("{} '{}' cannot name a file: use letters, digits, '.', '_' and '-' (is the results "
-                                 "file hand-edited or corrupt?)", what, name));
+                                 "file hand-edited or corrupt?)", what, printable_text(name)));
   return name;
 }
 

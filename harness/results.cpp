@@ -16,6 +16,7 @@
 #include "harness/atomic_file.hpp"
 #include "harness/derived.hpp"
 #include "harness/errors.hpp"
+#include "harness/printable_text.hpp"
 #include "harness/json_file.hpp"
 #include "harness/statistics.hpp"
 
@@ -87,7 +88,7 @@ std::string_view status_name(Status status) {
 Status parse_status(std::string_view text) {
   for (Status s : {Status::ok, Status::skipped, Status::failed, Status::error})
     if (status_name(s) == text) return s;
-  throw InputError(fmt::format("unknown result status '{}'", text));
+  throw InputError(fmt::format("unknown result status '{}'", printable_text(text)));
 }
 
 ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {

@@ -4,6 +4,7 @@
 
 #include "harness/units.hpp"
 #include "reports/result_rows.hpp"
+#include "reports/run_scope.hpp"
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -211,7 +212,7 @@ constexpr double kThrottled = 0.95;  // a median clock below this share of the t
 // ran at, with the results whose median clock was below 95% of the maximum (throttled).
 std::string run_context(const RunResults& run) {
   const auto props = device_properties(run);
-  std::vector<std::string> parts{fmt::format("tier {}", run.meta.tier.empty() ? "?" : run.meta.tier),
+  std::vector<std::string> parts{run_scope(run.meta.tier, run.meta.command),
                                  run.meta.created.substr(0, 10)};
   if (props.contains("driver_version") && props["driver_version"].is_string())
     parts.push_back("driver " + props["driver_version"].get<std::string>());

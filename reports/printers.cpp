@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "reports/result_rows.hpp"
+#include "reports/run_scope.hpp"
 #include "reports/terminal_table.hpp"
 
 namespace rooftop::reports {
@@ -25,9 +26,9 @@ std::string md_field(const std::string& s) {
 
 std::string header_line(const nlohmann::ordered_json& j) {
   const auto& d = j["device"];
-  return fmt::format("rooftop {} | {} | {} | tier {} | {}", j["rooftop"]["version"].get<std::string>(),
-                     device_display_name(d),
-                     d["fingerprint"].get<std::string>(), j["tier"].get<std::string>(),
+  return fmt::format("rooftop {} | {} | {} | {} | {}", j["rooftop"]["version"].get<std::string>(),
+                     device_display_name(d), d["fingerprint"].get<std::string>(),
+                     run_scope(j["tier"].get<std::string>(), j.value("command", std::string())),
                      j["ceilings"]["measured"].is_null() ? "no ceilings: " + j["ceilings"]["source"].get<std::string>()
                                                          : "ceilings: " + j["ceilings"]["source"].get<std::string>());
 }

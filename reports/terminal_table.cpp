@@ -12,6 +12,7 @@
 
 #include "harness/units.hpp"
 #include "reports/result_rows.hpp"
+#include "reports/run_scope.hpp"
 
 namespace rooftop::reports {
 namespace {
@@ -152,8 +153,8 @@ void print_columns(std::ostream& out, std::vector<Column>& cols, std::size_t bud
 
 void print_header(std::ostream& out, const ojson& j, std::size_t budget) {
   const auto& d = j["device"];
-  const auto line = fmt::format("rooftop {} | tier {} | {} | {}", j["rooftop"]["version"].get<std::string>(),
-                                j["tier"].get<std::string>(),
+  const auto line = fmt::format("rooftop {} | {} | {} | {}", j["rooftop"]["version"].get<std::string>(),
+                                run_scope(j["tier"].get<std::string>(), j.value("command", std::string())),
                                 device_display_name(d),
                                 d["fingerprint"].get<std::string>());
   const auto ceilings = fmt::format("{}: {}", j["ceilings"]["measured"].is_null() ? "no ceilings" : "ceilings",

@@ -101,6 +101,7 @@ TEST_CASE("history: a file of another schema, not a database, or locked is a cle
   {
     sqlite3* db = nullptr;
     REQUIRE(sqlite3_open(other.c_str(), &db) == SQLITE_OK);
+    sqlite3_exec(db, fmt::format("PRAGMA application_id = {}", HistoryStore::kApplicationId).c_str(), nullptr, nullptr, nullptr);
     sqlite3_exec(db, "PRAGMA user_version = 7", nullptr, nullptr, nullptr);
     sqlite3_close(db);
   }
@@ -115,7 +116,7 @@ TEST_CASE("history: a file of another schema, not a database, or locked is a cle
   sqlite3* holder = nullptr;
   REQUIRE(sqlite3_open(locked.c_str(), &holder) == SQLITE_OK);
   REQUIRE(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr) == SQLITE_OK);
-  CHECK_THROWS_WITH(store.add(night("2026-11-01T00:00:00Z", 1e-3), "n.json"), Catch::Contains("another rooftop holds it"));
+  CHECK_THROWS_WITH(store.add(night("2026-11-01T00:00:00Z", 1e-3), "n.json"), Catch::Contains("locked by another process"));
   sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(holder);
   CHECK(store.add(night("2026-11-01T00:00:00Z", 1e-3), "n.json") == 1);  // once released, it goes in
