@@ -1,0 +1,167 @@
+#pragma once
+// The GEMV's kernel and its launches (cuda_gemv.cuh says what it computes). Each compiled
+// configuration (rows a block x threads) is instantiated in a file of its own,
+// cuda_gemv_rRtT.cu: every one unrolls 8 row counts x 2 weight types, and one file held all
+// of them for most of a CUDA build's time on two cores.
+#include "suites/inference/cuda_gemv_launch.hpp"
+
+#include "devices/cuda/gpu_runtime.hpp"
+#include "suites/inference/cuda_activation.cuh"
+#include "suites/inference/cuda_pdl.cuh"
+
+namespace rooftop::inference::kernels::gemv_detail {
+
+constexpr int kUnroll = 2;  // 16-byte chunks of each row in flight a thread
+
+__device__ inline void dot8(const uint4& w, const uint4& x, float& acc) {
+  const auto* wp = reinterpret_cast<const __nv_bfloat162*>(&w);
+  const auto* xp = reinterpret_cast<const __nv_bfloat162*>(&x);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 a = __bfloat1622float2(wp[i]), b = __bfloat1622float2(xp[i]);
+    acc = fmaf(a.x, b.x, acc);
+    acc = fmaf(a.y, b.y, acc);
+  }
+}
+
+__device__ inline float2 e4m3x2_to_float2(__nv_fp8x2_storage_t v) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(v, __NV_E4M3);  // exact: e4m3 fits fp16
+  return __half22float2(__half2(h));
+}
+
+// 16 e4m3 weights against 16 e4m3 inputs already widened: the products are exact in fp32.
+__device__ inline void dot16_fp8(const uint4& w, const float2 (&x)[8], float& acc) {
+  const auto* wp = reinterpret_cast<const __nv_fp8x2_storage_t*>(&w);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const float2 a = e4m3x2_to_float2(wp[i]);
+    acc = fmaf(a.x, x[i].x, acc);
+    acc = fmaf(a.y, x[i].y, acc);
+  }
+}
+
+__device__ inline float warp_sum(float v) {
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// A block streams kRows weight rows (rows kRows b .. kRows b + kRows - 1, or for SwiGLU
+// kRows / 2 gate rows and their up rows), its threads side by side along K, and applies
+// each to the M rows of x; the partial sums meet in shared memory, in a fixed order (the
+// result does not depend on timing). Spreading K over the block, not a row over a warp,
+// keeps loads in flight when N is small (2048 rows gave each multiprocessor 8 warps).
+// kFp8: W and x e4m3, 16 to a 16-byte chunk; each x chunk is widened once and meets the
+// block's rows; the sums are scaled by fp8.output_scale.
+template <int M, int kRows, int kThreads, bool kFp8>
+__global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w,
+                                                        void* __restrict__ y, std::int64_t n, std::int64_t chunks,
+                                                        GemvEpilogue epilogue, GemvFp8 fp8) {
+  const bool swiglu = epilogue == GemvEpilogue::swiglu;
+  const std::int64_t half = n / 2;
+  std::int64_t row[kRows];
+  bool valid[kRows];
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) {
+    // SwiGLU: gate rows in the first half of the slots, their up rows in the second.
+    constexpr int kPairs = kRows / 2;
+    const std::int64_t gate = kPairs * static_cast<std::int64_t>(blockIdx.x) + i % kPairs;
+    row[i] = swiglu ? gate + (i / kPairs) * half : kRows * static_cast<std::int64_t>(blockIdx.x) + i;
+    valid[i] = swiglu ? gate < half : row[i] < n;
+  }
+  const uint4* wr[kRows];
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) wr[i] = w + (valid[i] ? row[i] : row[0]) * chunks;  // an idle row rereads row 0
+  float acc[kRows][M] = {};
+  uint4 a[kUnroll][kRows];
+  const auto load_weights = [&](std::int64_t c0) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t c = c0 + kThreads * u;
+#pragma unroll
+      for (int i = 0; i < kRows; ++i) a[u][i] = c < chunks ? __ldcs(wr[i] + c) : uint4{};  // each weight read once
+    }
+  };
+  // Weights never change: their first loads go out before the wait for the kernel that
+  // writes x, and overlap its tail.
+  pdl_allow_next();
+  load_weights(threadIdx.x);
+  pdl_wait();
+  for (std::int64_t c0 = threadIdx.x; c0 < chunks; c0 += kThreads * kUnroll) {
+    if (c0 != threadIdx.x) load_weights(c0);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::int64_t c = c0 + kThreads * u;
+      if (c >= chunks) break;
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        const uint4 xm = __ldg(x + m * chunks + c);
+        if constexpr (kFp8) {
+          float2 xf[8];
+          const auto* xp = reinterpret_cast<const __nv_fp8x2_storage_t*>(&xm);
+#pragma unroll
+          for (int j = 0; j < 8; ++j) xf[j] = e4m3x2_to_float2(xp[j]);
+#pragma unroll
+          for (int i = 0; i < kRows; ++i) dot16_fp8(a[u][i], xf, acc[i][m]);
+        } else {
+#pragma unroll
+          for (int i = 0; i < kRows; ++i) dot8(a[u][i], xm, acc[i][m]);
+        }
+      }
+    }
+  }
+  constexpr int kWarps = kThreads / 32;
+  __shared__ float partial[kWarps][kRows][M];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int i = 0; i < kRows; ++i)
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      const float v = warp_sum(acc[i][m]);
+      if (lane == 0) partial[warp][i][m] = v;
+    }
+  __syncthreads();
+  const int i = threadIdx.x / M, m = threadIdx.x % M;
+  if (i >= (swiglu ? kRows / 2 : kRows) || !valid[i]) return;
+  const auto total = [&](int r) {
+    float t = 0;
+    for (int wp = 0; wp < kWarps; ++wp) t += partial[wp][r][m];
+    return t;
+  };
+  const float s = total(i) * fp8.output_scale;
+  if (swiglu) {
+    const float up = total(i + kRows / 2) * fp8.output_scale;
+    store_activation(y, m * half + row[i], s / (1.0f + __expf(-s)) * up, fp8.act_inverse);
+  } else if (epilogue == GemvEpilogue::accumulate) {
+    static_cast<float*>(y)[m * n + row[i]] += s;
+  } else {
+    static_cast<float*>(y)[m * n + row[i]] = s;
+  }
+}
+
+template <int M, int R, int T>
+void launch(const void* x, const void* w, void* y, std::int64_t n, std::int64_t k, GemvEpilogue e, const GemvFp8* fp8) {
+  const std::int64_t blocks = e == GemvEpilogue::swiglu ? (n / 2 + R / 2 - 1) / (R / 2) : (n + R - 1) / R;
+  if (fp8)
+    launch_pdl(gemv_kernel<M, R, T, true>, static_cast<unsigned>(blocks), T, 0, static_cast<const uint4*>(x),
+               static_cast<const uint4*>(w), y, n, k / 16, e, *fp8);
+  else
+    launch_pdl(gemv_kernel<M, R, T, false>, static_cast<unsigned>(blocks), T, 0, static_cast<const uint4*>(x),
+               static_cast<const uint4*>(w), y, n, k / 8, e, GemvFp8{});
+}
+
+template <int R, int T>
+void launch_rows(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e,
+                 const GemvFp8* fp8) {
+  switch (m) {
+    case 1: return launch<1, R, T>(x, w, y, n, k, e, fp8);
+    case 2: return launch<2, R, T>(x, w, y, n, k, e, fp8);
+    case 3: return launch<3, R, T>(x, w, y, n, k, e, fp8);
+    case 4: return launch<4, R, T>(x, w, y, n, k, e, fp8);
+    case 5: return launch<5, R, T>(x, w, y, n, k, e, fp8);
+    case 6: return launch<6, R, T>(x, w, y, n, k, e, fp8);
+    case 7: return launch<7, R, T>(x, w, y, n, k, e, fp8);
+    default: return launch<8, R, T>(x, w, y, n, k, e, fp8);
+  }
+}
+
+}  // namespace rooftop::inference::kernels::gemv_detail
