@@ -63,7 +63,10 @@ HistoryStore::HistoryStore(const std::filesystem::path& path, HistoryAccess acce
   const bool write = access == HistoryAccess::write;
   if (write && path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   sqlite3* db = nullptr;
-  const int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+  // Reading opens read-write without create: SQLite falls back to read-only by itself where
+  // the file cannot be written, and a crashed writer's hot journal can still be rolled back
+  // (SQLITE_OPEN_READONLY fails on it until the next add). Nothing else is written.
+  const int flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READWRITE;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
