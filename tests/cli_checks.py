@@ -9,7 +9,10 @@ def run(rooftop, *args):
     return p.returncode, p.stdout + p.stderr
 
 
-def expect(code, text, got):
-    """Exits the test with what went wrong unless `got` has exit `code` and contains `text`."""
+def expect(code, text, got, absent=None):
+    """Exits the test with what went wrong unless `got` has exit `code` and contains `text`
+    (and not `absent`, where given)."""
     if got[0] != code or text not in got[1]:
         sys.exit(f"expected exit {code} and '{text}', got exit {got[0]}:\n{got[1]}")
+    if absent and absent in got[1]:
+        sys.exit(f"'{absent}' should not be said:\n{got[1]}")
