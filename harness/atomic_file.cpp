@@ -141,11 +141,6 @@ void check_writable(const NamedFile& f) {
   ::unlink(probe.c_str());
 }
 
-bool is_character_device(const std::filesystem::path& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
-}
-
 // Whether two paths name one file: the same inode where both exist, else the same path
 // once "..", "." and links are resolved.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -169,14 +164,16 @@ void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<Name
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& out = outputs[i];
     if (out.path.empty()) continue;
+    // A stream (/dev/null, /dev/stdout as a pipe or a terminal, a FIFO) is written, never
+    // replaced: two outputs to it are two writes, and it destroys no input.
+    const bool stream = is_stream_output(out.path);
     for (const auto& in : inputs)
-      if (!in.path.empty() && same_file(out.path, in.path))
+      if (!stream && !in.path.empty() && same_file(out.path, in.path))
         throw InputError(fmt::format("{} {} is the same file as {} {}, which this command reads: writing it would destroy "
                                      "it; give {} another path", out.flag, out.path.string(), in.flag, in.path.string(),
                                      out.flag));
-    // Two outputs to /dev/null or /dev/stdout are two writes, not one file overwritten.
     for (std::size_t j = 0; j < i; ++j)
-      if (!outputs[j].path.empty() && !is_character_device(out.path) && same_file(out.path, outputs[j].path))
+      if (!stream && !outputs[j].path.empty() && same_file(out.path, outputs[j].path))
         throw InputError(fmt::format("{} {} and {} {} are the same file: one would overwrite the other; give each output "
                                      "its own path", outputs[j].flag, outputs[j].path.string(), out.flag,
                                      out.path.string()));

@@ -92,6 +92,11 @@ def same_file():
         sys.exit("an input was overwritten")
     # Two outputs to /dev/null are two writes, not one file overwritten.
     expect(0, "", run("compare", results, results, "--markdown", "/dev/null", "--json", "/dev/null"))
+    # ...and so are two to /dev/stdout where it is a pipe (as here: run captures it). (Not refused
+    # before either with libstdc++, whose equivalent() fails on two pipes; libc++ compares them.)
+    got = run("compare", results, results, "--markdown", "/dev/stdout", "--json", "/dev/stdout")
+    expect(0, "| benchmark", got)
+    expect(0, '"comparisons"', got)
 
 
 def read_fifo(path, into):
