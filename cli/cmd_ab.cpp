@@ -21,6 +21,7 @@
 #include "cli/number_options.hpp"
 #include "harness/errors.hpp"
 #include "harness/name_filter.hpp"
+#include "harness/printable_text.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/ab_sequential.hpp"
 #include "harness/gate.hpp"
@@ -154,9 +155,7 @@ std::string last_lines(const fs::path& log, std::size_t count = 8) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
     if (line.size() > 200) line = line.substr(0, 200) + "...";
-    for (auto& c : line)
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = '?';  // no control bytes into ab's message
-    lines.push_back(line);
+    lines.push_back(printable_text(line));  // no control bytes into ab's message
     if (lines.size() > count) lines.erase(lines.begin());
   }
   if (lines.empty()) return "  (it printed nothing)";

@@ -12,7 +12,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -88,6 +90,18 @@ void remove_stale_temporaries(const std::filesystem::path& dir, const std::files
       std::filesystem::remove(it->path(), ignored);
     }
   }
+}
+
+// The same, once a target a process: a run rewrites its results after every point, and a
+// killed writer's temporary is there from before this process, not made between two writes.
+void remove_stale_temporaries_once(const std::filesystem::path& dir, const std::filesystem::path& target) {
+  static std::mutex mutex;
+  static std::set<std::filesystem::path> cleaned;
+  {
+    const std::lock_guard lock(mutex);
+    if (!cleaned.insert(target).second) return;
+  }
+  remove_stale_temporaries(dir, target);
 }
 
 // /dev/full opens, and takes a write of nothing, but fails every real write.
@@ -224,7 +238,7 @@ void write_file_atomically(const std::filesystem::path& requested, std::string_v
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  remove_stale_temporaries(dir, path);
+  remove_stale_temporaries_once(dir, path);
   const auto tmp = temp_path(dir, path, ::getpid());
   std::string why = write_and_sync(tmp, content);
   if (why.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) why = std::string("rename: ") + std::strerror(errno);
@@ -249,7 +263,7 @@ void write_files_atomically(const std::vector<FileContent>& files) {
       remove_temporaries(0);
       refuse(f.path, fmt::format("cannot create the folder {}: {}; nothing was written", dir.string(), ec.message()));
     }
-    remove_stale_temporaries(dir, f.path);
+    remove_stale_temporaries_once(dir, f.path);
     temporaries.push_back(temp_path(dir, f.path, ::getpid()));
     if (const auto why = write_and_sync(temporaries.back(), f.content); !why.empty()) {
       remove_temporaries(0);
