@@ -21,6 +21,7 @@
 #include "cli/number_options.hpp"
 #include "harness/errors.hpp"
 #include "harness/name_filter.hpp"
+#include "harness/printable_text.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/ab_sequential.hpp"
 #include "harness/gate.hpp"
@@ -36,50 +37,114 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// SIGINTs while ab runs: the run in flight is stopped and ab ends with what it has.
+// Signals while ab runs. SIGINT: the run in flight is stopped and ab ends with what it has.
+// SIGTERM, SIGHUP (timeout, a CI cancel, a closed terminal): the run in flight is ended and
+// ab exits 128 + the signal. Each is passed on to the run's process group from the handler
+// itself (kill is async-signal-safe): however late it lands, the run gets it.
 std::atomic<int> g_ab_interrupts{0};
-extern "C" void on_ab_sigint(int) { g_ab_interrupts.fetch_add(1); }
-bool ab_interrupted() { return g_ab_interrupts.load() > 0; }
+std::atomic<int> g_ab_ending_signal{0};
+std::atomic<pid_t> g_run_group{0};  // the process group of the run in flight, 0 between runs
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free,
+              "used in a signal handler");
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void on_ab_signal(int sig) {
+  const int saved_errno = errno;
+  if (sig == SIGINT) g_ab_interrupts.fetch_add(1);
+  else g_ab_ending_signal.store(sig);
+  if (const pid_t group = g_run_group.load(); group > 0) ::kill(-group, sig);
+  errno = saved_errno;
+}
+bool ab_interrupted() { return g_ab_interrupts.load() > 0 || g_ab_ending_signal.load() != 0; }
 
 // Ctrl-C at the terminal, or a SIGINT sent to ab alone: either way ab stops its run (which
-// keeps its finished points) and reports the pairs that finished, exit 130.
+// keeps its finished points) and reports the pairs that finished, exit 130. A SIGTERM or
+// SIGHUP ends the run and ab, 128 + the signal. A SIGTERM or SIGHUP ignored when ab started
+// (nohup) stays ignored.
 class InterruptScope {
  public:
   InterruptScope() {
     g_ab_interrupts.store(0);
+    g_ab_ending_signal.store(0);
     struct sigaction sa {};
-    sa.sa_handler = on_ab_sigint;
+    sa.sa_handler = on_ab_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &previous_);  // no SA_RESTART: waitpid returns to look at the flag
+    for (const int sig : kForwardedSignals) sigaddset(&sa.sa_mask, sig);  // one handler at a time
+    sa.sa_flags = SA_RESTART;  // waitpid and the rest go on; the handler has passed the signal on
+    for (std::size_t i = 0; i < std::size(kForwardedSignals); ++i) {
+      const int sig = kForwardedSignals[i];
+      sigaction(sig, nullptr, &previous_[i]);
+      if (sig != SIGINT && previous_[i].sa_handler == SIG_IGN) continue;
+      sigaction(sig, &sa, nullptr);
+    }
   }
-  ~InterruptScope() { sigaction(SIGINT, &previous_, nullptr); }
+  ~InterruptScope() {
+    for (std::size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous_[i], nullptr);
+  }
   InterruptScope(const InterruptScope&) = delete;
   InterruptScope& operator=(const InterruptScope&) = delete;
 
  private:
-  struct sigaction previous_ {};
+  struct sigaction previous_[std::size(kForwardedSignals)] {};
+};
+
+// The forwarded signals held back while a run starts: one that lands before its process
+// group is known is passed on once the group is (below), not lost nor sent twice.
+class BlockedSignals {
+ public:
+  BlockedSignals() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (const int sig : kForwardedSignals) sigaddset(&set, sig);
+    ::sigprocmask(SIG_BLOCK, &set, &previous_);
+  }
+  ~BlockedSignals() { unblock(); }
+  void unblock() {
+    if (blocked_) ::sigprocmask(SIG_SETMASK, &previous_, nullptr);
+    blocked_ = false;
+  }
+  BlockedSignals(const BlockedSignals&) = delete;
+  BlockedSignals& operator=(const BlockedSignals&) = delete;
+
+ private:
+  sigset_t previous_ {};
+  bool blocked_ = true;
 };
 
 // The exit status of `sh -c cmd`, run in a process group of its own so that a Ctrl-C at the
 // terminal reaches ab alone and ab passes each on once (a second ends the run at once, as
 // it ends `rooftop run`).
 int run_shell(const std::string& cmd) {
+  BlockedSignals held;
   const pid_t child = ::fork();
   if (child < 0) throw std::runtime_error(fmt::format("cannot start `{}`: {}", cmd, std::strerror(errno)));
   if (child == 0) {
     ::setpgid(0, 0);
-    ::signal(SIGINT, SIG_DFL);
+    // ab's handler is not the run's: the signals take their default action (one held back
+    // since the fork ends the child now); one ignored when ab started stays ignored.
+    for (const int sig : kForwardedSignals) {
+      struct sigaction current {};
+      if (::sigaction(sig, nullptr, &current) == 0 && current.sa_handler == on_ab_signal) ::signal(sig, SIG_DFL);
+    }
+    held.unblock();
     ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   ::setpgid(child, child);
-  int passed_on = 0;
+  g_run_group.store(child);
+  // Signals that landed between the last look and the fork, when there was no run to pass
+  // them to.
+  if (g_ab_interrupts.load() > 0) ::kill(-child, SIGINT);
+  if (const int sig = g_ab_ending_signal.load(); sig != 0) ::kill(-child, sig);
+  held.unblock();
   int status = 0;
-  for (;;) {
-    for (; passed_on < g_ab_interrupts.load(); ++passed_on) ::kill(-child, SIGINT);
-    if (::waitpid(child, &status, 0) >= 0) break;
-    if (errno != EINTR) throw std::runtime_error(fmt::format("waiting for `{}`: {}", cmd, std::strerror(errno)));
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno == EINTR) continue;
+    const std::string why = std::strerror(errno);
+    g_run_group.store(0);
+    throw std::runtime_error(fmt::format("waiting for `{}`: {}", cmd, why));
   }
+  g_run_group.store(0);
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 128;
 }
@@ -90,9 +155,7 @@ std::string last_lines(const fs::path& log, std::size_t count = 8) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
     if (line.size() > 200) line = line.substr(0, 200) + "...";
-    for (auto& c : line)
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = '?';  // no control bytes into ab's message
-    lines.push_back(line);
+    lines.push_back(printable_text(line));  // no control bytes into ab's message
     if (lines.size() > count) lines.erase(lines.begin());
   }
   if (lines.empty()) return "  (it printed nothing)";
@@ -260,6 +323,16 @@ void add_ab_command(CLI::App& app, int& exit_code) {
       fmt::print(stderr, "[pair {}] {:.0f} s: {} of {} benchmarks undecided{}\n", ab.pairs(), elapsed(), ab.undecided().size(),
                  ab.plan().benchmarks, next == looks.end() ? std::string() : fmt::format("; next look at {} pairs", *next));
     }
+    // SIGTERM or SIGHUP: stop, no verdicts (whoever sent it is not waiting for them).
+    const auto ended_by_signal = [&] {
+      const int sig = g_ab_ending_signal.load();
+      if (sig == 0) return false;
+      fmt::print(stderr, "rooftop: ended by {} ({} pair(s) finished); the run in flight was ended too; the runs so far are "
+                         "in {}\n", sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal", ab.pairs(), *dir);
+      exit_code = 128 + sig;
+      return true;
+    };
+    if (ended_by_signal()) return;
     if (stopped.starts_with("every") && !ab.undecided().empty()) stopped = fmt::format("no look left within {} pairs", ab.pairs());
     if (interrupted && ab.pairs() == 0)
       throw Interrupted(fmt::format("interrupted (Ctrl-C) before a pair finished: nothing to compare; the runs so far "
@@ -270,6 +343,7 @@ void add_ab_command(CLI::App& app, int& exit_code) {
     if (!markdown->empty()) write_file_atomically(*markdown, reports::gate_markdown(report));
     if (!junit->empty()) write_file_atomically(*junit, reports::gate_junit(report));
     if (!json->empty()) write_file_atomically(*json, reports::gate_json(report).dump(2) + "\n");
+    if (ended_by_signal()) return;
     if (interrupted) {
       fmt::print(stderr, "rooftop: interrupted; the verdicts above are of the {} pair(s) that finished; their runs are "
                          "in {}\n", ab.pairs(), *dir);

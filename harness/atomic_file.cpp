@@ -12,7 +12,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -90,6 +92,18 @@ void remove_stale_temporaries(const std::filesystem::path& dir, const std::files
   }
 }
 
+// The same, once a target a process: a run rewrites its results after every point, and a
+// killed writer's temporary is there from before this process, not made between two writes.
+void remove_stale_temporaries_once(const std::filesystem::path& dir, const std::filesystem::path& target) {
+  static std::mutex mutex;
+  static std::set<std::filesystem::path> cleaned;
+  {
+    const std::lock_guard lock(mutex);
+    if (!cleaned.insert(target).second) return;
+  }
+  remove_stale_temporaries(dir, target);
+}
+
 // /dev/full opens, and takes a write of nothing, but fails every real write.
 bool always_full(const struct stat& st) {
 #ifdef __linux__
@@ -141,11 +155,6 @@ void check_writable(const NamedFile& f) {
   ::unlink(probe.c_str());
 }
 
-bool is_character_device(const std::filesystem::path& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
-}
-
 // Whether two paths name one file: the same inode where both exist, else the same path
 // once "..", "." and links are resolved.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -169,14 +178,16 @@ void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<Name
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& out = outputs[i];
     if (out.path.empty()) continue;
+    // A stream (/dev/null, /dev/stdout as a pipe or a terminal, a FIFO) is written, never
+    // replaced: two outputs to it are two writes, and it destroys no input.
+    const bool stream = is_stream_output(out.path);
     for (const auto& in : inputs)
-      if (!in.path.empty() && same_file(out.path, in.path))
+      if (!stream && !in.path.empty() && same_file(out.path, in.path))
         throw InputError(fmt::format("{} {} is the same file as {} {}, which this command reads: writing it would destroy "
                                      "it; give {} another path", out.flag, out.path.string(), in.flag, in.path.string(),
                                      out.flag));
-    // Two outputs to /dev/null or /dev/stdout are two writes, not one file overwritten.
     for (std::size_t j = 0; j < i; ++j)
-      if (!outputs[j].path.empty() && !is_character_device(out.path) && same_file(out.path, outputs[j].path))
+      if (!stream && !outputs[j].path.empty() && same_file(out.path, outputs[j].path))
         throw InputError(fmt::format("{} {} and {} {} are the same file: one would overwrite the other; give each output "
                                      "its own path", outputs[j].flag, outputs[j].path.string(), out.flag,
                                      out.path.string()));
@@ -227,7 +238,7 @@ void write_file_atomically(const std::filesystem::path& requested, std::string_v
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  remove_stale_temporaries(dir, path);
+  remove_stale_temporaries_once(dir, path);
   const auto tmp = temp_path(dir, path, ::getpid());
   std::string why = write_and_sync(tmp, content);
   if (why.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) why = std::string("rename: ") + std::strerror(errno);
@@ -252,7 +263,7 @@ void write_files_atomically(const std::vector<FileContent>& files) {
       remove_temporaries(0);
       refuse(f.path, fmt::format("cannot create the folder {}: {}; nothing was written", dir.string(), ec.message()));
     }
-    remove_stale_temporaries(dir, f.path);
+    remove_stale_temporaries_once(dir, f.path);
     temporaries.push_back(temp_path(dir, f.path, ::getpid()));
     if (const auto why = write_and_sync(temporaries.back(), f.content); !why.empty()) {
       remove_temporaries(0);

@@ -11,7 +11,7 @@ namespace rooftop {
 // A symbolic link's target is written (the link stays); a character device, pipe or socket
 // (/dev/null, /dev/stdout, a FIFO) is written directly; a directory is refused.
 // Temporary files a killed writer left beside `path` (.<name>.rooftop-tmp.<pid> of a
-// process no longer alive) are removed first.
+// process no longer alive) are removed at the first write of `path` in a process.
 // Throws InputError naming the path on failure (an existing file is left as it was).
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 

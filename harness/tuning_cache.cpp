@@ -1,11 +1,6 @@
 #include "harness/tuning_cache.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "harness/atomic_file.hpp"
@@ -75,16 +70,12 @@ void check_tuning_writable(const std::filesystem::path& path) {
   if (ec)
     throw InputError(fmt::format("cannot make the tuning folder {}: {}; set ROOFTOP_HOME to a folder you can write",
                                  dir.string(), ec.message()));
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(fmt::format("{} is a folder, not a tuning file: move it aside", path.string()));
-  // A file made and removed: the folder's mode, a read-only mount or a full disk said now.
-  const auto probe = dir / fmt::format(".tune-probe.{}", ::getpid());
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw InputError(fmt::format("cannot write in the tuning folder {}: {}; set ROOFTOP_HOME to a folder you can write",
-                                 dir.string(), std::strerror(errno)));
-  ::close(fd);
-  ::unlink(probe.c_str());
+  // A folder in its place, the folder's mode, a read-only mount: the checks of every output.
+  try {
+    check_outputs({{"the tuning file", path}});
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}; the tuning folder is set by ROOFTOP_HOME", e.what()));
+  }
 }
 
 void save_tuning(const std::filesystem::path& path, const std::string& fingerprint,
