@@ -12,3 +12,7 @@ foreach(cause d2 d3 d4 d15 d16)
   set_tests_properties(cli.inference_checkpoints_${cause} PROPERTIES LABELS "unit;cli"
     ENVIRONMENT "ROOFTOP_HOME=${ROOFTOP_TEST_HOME};OMP_NUM_THREADS=1")
 endforeach()
+
+# The rope scaling (llama3) and the tied head read as transformers reads them: the unit test
+# "transformers' checkpoints: ..." compares the reference decoder's logits with theirs.
+target_compile_definitions(rooftop_unit_tests PRIVATE ROOFTOP_TEST_HF_FIXTURES="${ROOFTOP_HF_FIXTURES}")
