@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -328,6 +329,31 @@ TEST_CASE("a checkpoint folder's safetensors weights load into the decoder, and 
   write_checkpoint(w, dir, true);
   CHECK_THROWS_WITH(load_decoder_weights(config, Dtype::fp32, checkpoint_files(dir.string())),
                     Catch::Contains("mlp.up_proj.weight' has shape [384, 256], the model config needs [768, 256]"));
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 35 (third pass): a run read the checkpoint whole at plan time, then load checked every
+// value and tensor again. Loading a validated checkpoint now only reads it.
+TEST_CASE("a checkpoint validated when the run is planned is read once: load does not check it again", "[inference]") {
+  const auto config = load_model_config("tiny");
+  auto w = random_decoder_weights(config, Dtype::fp32, 23);
+  const auto dir = std::filesystem::temp_directory_path() / ("rooftop-validated-" + std::to_string(::getpid()));
+  write_checkpoint(w, dir, false);
+  const auto files = checkpoint_files(dir.string());
+  REQUIRE(files.size() == 1);
+  validate_checkpoint(config, files);
+  // A NaN written in place, the file's size and time kept: what validate_checkpoint read is
+  // not read again, by itself or by load (which, validated, does not look at the values).
+  const auto time = std::filesystem::last_write_time(files[0]);
+  reinterpret_cast<float*>(w.layers[0].o.data())[5] = std::numeric_limits<float>::quiet_NaN();
+  write_checkpoint(w, dir, false);
+  std::filesystem::last_write_time(files[0], time);
+  CHECK_NOTHROW(validate_checkpoint(config, files));
+  CHECK(std::isnan(reinterpret_cast<const float*>(load_decoder_weights(config, Dtype::fp32, files).layers[0].o.data())[5]));
+  // A changed file is validated again, and a checkpoint not validated is still checked on load.
+  std::filesystem::last_write_time(files[0], time + std::chrono::seconds(1));
+  CHECK_THROWS_WITH(load_decoder_weights(config, Dtype::fp32, files), Catch::Contains("self_attn.o_proj.weight' holds a NaN (element 5)"));
+  CHECK_THROWS_WITH(validate_checkpoint(config, files), Catch::Contains("self_attn.o_proj.weight' holds a NaN (element 5)"));
   std::filesystem::remove_all(dir);
 }
 
