@@ -7,7 +7,7 @@ case a corrupted copy, and runs `rooftop run --suite inference --shape DIR:decod
 With --fixtures DIR (transformers' own checkpoints, ../shared/fixtures/hf-tiny-llama3), also
 checks that those still load; that part is skipped when the folder is absent.
 
-usage: inference_checkpoints.py ROOFTOP WORK_DIR d2|d3|d4|d15|d16 [--fixtures DIR]
+usage: inference_checkpoints.py ROOFTOP WORK_DIR d2|d3|d4|d15|d16|outputs_first [--fixtures DIR]
 """
 import json
 import os
@@ -218,6 +218,16 @@ def d16(rooftop, work, fixtures):
         fixture_checks(rooftop, fixtures)
 
 
+def outputs_first(rooftop, work):
+    """An unwritable --out is said before the checkpoint is read (planning reads it whole): here a checkpoint with a
+    NaN, whose refusal would otherwise come first."""
+    d = checkpoint(work, "nan-out", files={ST: safetensors_bytes(bad_value(GOOD, Q0, 0x7fc0))})
+    got = run(rooftop, "run", "--suite", "inference", "--shape", f"{d}:decode:1x16", "--repetitions", "1", "--out", work)
+    expect(2, "it is a directory", got)
+    if "NaN" in got[1]:
+        sys.exit(f"the checkpoint was read before --out was checked:\n{got[1]}")
+
+
 def main():
     rooftop, work, cause = sys.argv[1], sys.argv[2], sys.argv[3]
     fixtures = sys.argv[sys.argv.index("--fixtures") + 1] if "--fixtures" in sys.argv else None
@@ -226,7 +236,7 @@ def main():
     if cause == "d16":
         d16(rooftop, work, fixtures)
     else:
-        {"d2": d2, "d3": d3, "d4": d4, "d15": d15}[cause](rooftop, work)
+        {"d2": d2, "d3": d3, "d4": d4, "d15": d15, "outputs_first": outputs_first}[cause](rooftop, work)
 
 
 def fixture_checks(rooftop, fixtures):
