@@ -105,8 +105,10 @@ int execute_run(RunFlags& f) {
   std::string refused;
   std::vector<Problem> planned;
   try {
-    planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
+    // The outputs first: planning may read a whole checkpoint (the inference suite's), and an
+    // unwritable --out is said at once.
     if (writer) check_outputs(run_outputs(o), {{"--profile", f.profile}, {"the tuning file", tuning_cache_path(backend.fingerprint())}});
+    planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
   } catch (const InputError& e) {
     if (!transport) throw;
     refused = e.what();

@@ -2,11 +2,16 @@
 // scenario declares, and the decoder against the double-precision reference.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "harness/dtype_facts.hpp"
 #include "harness/errors.hpp"
@@ -67,8 +72,8 @@ TEST_CASE("model configs: values out of range and fields the decoder does not co
   CHECK_THROWS_WITH(parse(R"(, "sliding_window": 4096)"), Catch::Contains("sliding-window attention"));
   CHECK(parse(R"(, "sliding_window": null, "attention_bias": false, "mlp_bias": false)").values_not_implemented.empty());
   // ... those that change the values only are kept for a checkpoint to refuse.
-  CHECK(parse(R"(, "rope_scaling": {"rope_type": "llama3", "factor": 8.0})").values_not_implemented.size() == 1);
-  CHECK(parse(R"(, "rope_scaling": {"type": "linear", "factor": 2.0})").values_not_implemented.size() == 1);
+  CHECK(parse(R"(, "rope_scaling": {"rope_type": "yarn", "factor": 8.0})").values_not_implemented.size() == 1);
+  CHECK(parse(R"(, "rope_scaling": {"type": "dynamic", "factor": 2.0})").values_not_implemented.size() == 1);
   CHECK(parse(R"(, "hidden_act": "gelu")").values_not_implemented.size() == 1);
   // transformers 5 writes rope_theta inside rope_parameters.
   const auto v5 = parse(R"(, "rope_parameters": {"rope_theta": 500000.0, "rope_type": "default"}, "hidden_act": "silu")");
@@ -76,6 +81,96 @@ TEST_CASE("model configs: values out of range and fields the decoder does not co
   CHECK(v5.values_not_implemented.empty());
   CHECK_THROWS_WITH(parse_model_config("version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 9\n", "c.json", "c"),
                     Catch::Contains("Git LFS pointer") && Catch::Contains("git lfs pull"));
+}
+
+// Issue 35 (third pass): Llama 3.x configs scale the rotary frequencies (rope_type llama3);
+// refusing them refused every real Llama 3.x checkpoint.
+TEST_CASE("rope scaling: linear and llama3 frequencies as transformers computes them", "[inference]") {
+  const auto parse = [](const std::string& rope) {
+    return parse_model_config(R"({"hidden_size": 256, "num_hidden_layers": 2, "intermediate_size": 512, "vocab_size": 100,
+                                  "num_attention_heads": 4, "head_dim": 64, "rope_theta": 500000.0, )" + rope + "}",
+                              "m.json", "m");
+  };
+  const auto plain = parse(R"("rope_scaling": null)").rope_inverse_frequencies();
+  REQUIRE(plain.size() == 32);
+  CHECK(plain[0] == 1.0);
+  CHECK(plain[4] == Approx(0.19392274474868576).epsilon(1e-14));  // 500000^(-8/64)
+  const auto linear = parse(R"("rope_scaling": {"type": "linear", "factor": 2.0})");
+  CHECK(linear.values_not_implemented.empty());
+  CHECK(linear.rope_inverse_frequencies()[4] == Approx(0.19392274474868576 / 2).epsilon(1e-14));
+  // The fixture's scaling: factor 8, low 1, high 4, original context 64; wavelengths below
+  // 64 / 4 = 16 kept, above 64 / 1 = 64 divided by 8, blended between.
+  const auto llama3 = parse(R"("rope_parameters": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                "high_freq_factor": 4.0, "original_max_position_embeddings": 64})");
+  CHECK(llama3.values_not_implemented.empty());
+  CHECK(llama3.rope_scaling.type == "llama3");
+  const auto f = llama3.rope_inverse_frequencies();
+  CHECK(f[0] == 1.0);                                                       // wavelength 2 pi: kept
+  CHECK(f[2] == Approx(0.44036660267178046).epsilon(1e-14));                // wavelength 14.3: kept
+  CHECK(f[6] == Approx(0.08539710028576561 / 8).epsilon(1e-14));            // wavelength 73.6: / 8
+  CHECK(f[31] == Approx(3.013858152139171e-06 / 8).epsilon(1e-12));         // the lowest: / 8
+  // Wavelength 32.4: 64 / 32.4 = 1.975 turns over the original context, so 0.325 of the way
+  // from / 8 to kept: 0.19392 x (0.675 / 8 + 0.325).
+  CHECK(f[4] == Approx(0.0794030091792082).epsilon(1e-12));
+  CHECK_THROWS_WITH(parse(R"("rope_scaling": {"rope_type": "llama3", "factor": 8.0})"),
+                    Catch::Contains("'rope_scaling' of type \"llama3\" has no 'low_freq_factor'"));
+  CHECK_THROWS_WITH(parse(R"("rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 4.0,
+                             "high_freq_factor": 1.0, "original_max_position_embeddings": 8192})"),
+                    Catch::Contains("high_freq_factor 1 is not above low_freq_factor 4"));
+  CHECK_THROWS_WITH(parse(R"("rope_scaling": {"type": "linear", "factor": 2.0}, "rope_parameters": {"rope_type": "linear", "factor": 4.0})"),
+                    Catch::Contains("two different rope scalings"));
+  // The shipped Llama 3.x configs carry their own.
+  CHECK(load_model_config("llama-3.2-1b").rope_scaling.factor == 32.0);
+  CHECK(load_model_config("llama-3.1-8b").rope_scaling.type == "llama3");
+}
+
+#ifndef ROOFTOP_TEST_HF_FIXTURES
+#define ROOFTOP_TEST_HF_FIXTURES ""
+#endif
+
+// transformers' own tiny checkpoints (../shared/fixtures/hf-tiny-llama3, made by its
+// make_fixtures.py): rooftop's loader and double-precision reference give the logits
+// transformers computed, in fp32 from the same bf16 weights, and the same first token.
+// llama-llama3rope has llama3 rope scaling (original context 64, so it matters within the
+// 40-token prompt) and a tied LM head.
+TEST_CASE("transformers' checkpoints: the reference decoder gives transformers' logits", "[inference]") {
+  const std::filesystem::path fixtures = ROOFTOP_TEST_HF_FIXTURES;
+  if (fixtures.empty() || !std::filesystem::is_directory(fixtures)) {
+    WARN("transformers' checkpoints (hf-tiny-llama3) are absent at '" + fixtures.string() +
+         "': not checked (set ROOFTOP_HF_FIXTURES)");
+    return;
+  }
+  for (const char* name : {"llama-plain", "llama-llama3rope"}) {
+    INFO(name);
+    const auto dir = (fixtures / name).string();
+    std::ifstream in(fixtures / name / "expected.json");
+    REQUIRE(in);
+    const auto expected = nlohmann::json::parse(in);
+    const auto config = load_model_config(dir);
+    const auto weights = load_decoder_weights(config, Dtype::fp32, checkpoint_files(dir));
+    const auto prompt = expected["prompt"].get<std::vector<std::int32_t>>();
+    const auto want = expected["last_logits"].get<std::vector<double>>();
+    // make_fixtures.py cast the model to bf16 and back: that cast transformers' buffer of
+    // rotary frequencies too, so its logits come from frequencies rounded to bf16.
+    auto frequencies = config.rope_inverse_frequencies();
+    for (auto& f : frequencies) {
+      std::uint16_t bits = 0;
+      store_element(Dtype::bf16, &bits, 0, f);
+      f = load_element(Dtype::bf16, &bits, 0);
+    }
+    const auto got = reference_logits(weights, prompt, -1, frequencies);
+    REQUIRE(got.size() == want.size());
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      diff += (got[i] - want[i]) * (got[i] - want[i]);
+      norm += want[i] * want[i];
+    }
+    const double relative = std::sqrt(diff / norm);
+    WARN(fmt::format("{}: relative L2 error of the last logits {:.3g}", name, relative));
+    CHECK(relative < 1e-4);
+    const auto argmax = std::max_element(got.begin(), got.end()) - got.begin();
+    CHECK(argmax == expected["greedy_tokens"][0].get<std::int64_t>());
+  }
 }
 
 TEST_CASE("a correctness check's unbounded error reads as words, not 'error infx'", "[inference]") {
@@ -234,6 +329,31 @@ TEST_CASE("a checkpoint folder's safetensors weights load into the decoder, and 
   write_checkpoint(w, dir, true);
   CHECK_THROWS_WITH(load_decoder_weights(config, Dtype::fp32, checkpoint_files(dir.string())),
                     Catch::Contains("mlp.up_proj.weight' has shape [384, 256], the model config needs [768, 256]"));
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 35 (third pass): a run read the checkpoint whole at plan time, then load checked every
+// value and tensor again. Loading a validated checkpoint now only reads it.
+TEST_CASE("a checkpoint validated when the run is planned is read once: load does not check it again", "[inference]") {
+  const auto config = load_model_config("tiny");
+  auto w = random_decoder_weights(config, Dtype::fp32, 23);
+  const auto dir = std::filesystem::temp_directory_path() / ("rooftop-validated-" + std::to_string(::getpid()));
+  write_checkpoint(w, dir, false);
+  const auto files = checkpoint_files(dir.string());
+  REQUIRE(files.size() == 1);
+  validate_checkpoint(config, files);
+  // A NaN written in place, the file's size and time kept: what validate_checkpoint read is
+  // not read again, by itself or by load (which, validated, does not look at the values).
+  const auto time = std::filesystem::last_write_time(files[0]);
+  reinterpret_cast<float*>(w.layers[0].o.data())[5] = std::numeric_limits<float>::quiet_NaN();
+  write_checkpoint(w, dir, false);
+  std::filesystem::last_write_time(files[0], time);
+  CHECK_NOTHROW(validate_checkpoint(config, files));
+  CHECK(std::isnan(reinterpret_cast<const float*>(load_decoder_weights(config, Dtype::fp32, files).layers[0].o.data())[5]));
+  // A changed file is validated again, and a checkpoint not validated is still checked on load.
+  std::filesystem::last_write_time(files[0], time + std::chrono::seconds(1));
+  CHECK_THROWS_WITH(load_decoder_weights(config, Dtype::fp32, files), Catch::Contains("self_attn.o_proj.weight' holds a NaN (element 5)"));
+  CHECK_THROWS_WITH(validate_checkpoint(config, files), Catch::Contains("self_attn.o_proj.weight' holds a NaN (element 5)"));
   std::filesystem::remove_all(dir);
 }
 

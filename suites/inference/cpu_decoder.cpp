@@ -55,7 +55,7 @@ struct CpuDecoder::Linear {
 CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers)
     : w_(w), batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
-      engine_(std::make_unique<Engine>()) {
+      engine_(std::make_unique<Engine>()), rope_frequencies_(w.config.rope_inverse_frequencies()) {
   if (w.dtype != Dtype::fp32 && w.dtype != Dtype::bf16)
     throw PointSkipped(fmt::format("the CPU decoder runs fp32 and bf16, not {} (fp8 weights are the CUDA backend's)",
                                    dtype_name(w.dtype)));
@@ -235,8 +235,7 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
   rope_.resize(static_cast<std::size_t>(per_seq * d));
   for (std::int64_t t = 0; t < per_seq; ++t)
     for (std::int64_t i = 0; i < d / 2; ++i) {
-      const double angle = static_cast<double>(length_ + t) *
-                           std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+      const double angle = static_cast<double>(length_ + t) * rope_frequencies_[static_cast<std::size_t>(i)];
       rope_[static_cast<std::size_t>(t * d + i)] = static_cast<float>(std::cos(angle));
       rope_[static_cast<std::size_t>(t * d + d / 2 + i)] = static_cast<float>(std::sin(angle));
     }

@@ -55,6 +55,7 @@ class CpuDecoder final : public Decoder {
   std::map<std::pair<const void*, std::int64_t>, std::unique_ptr<Linear>> linears_;  // (weight, M)
   std::vector<std::uint8_t> k_cache_, v_cache_;  // [layer][batch][kv head][position][head dim], dtype
   std::vector<float> h_, qkv_, proj_, gate_up_, logits_, rope_;
+  std::vector<double> rope_frequencies_;  // the config's, scaling applied
   std::vector<std::uint8_t> xn_, attn_, act_;  // matmul inputs, dtype
 };
 

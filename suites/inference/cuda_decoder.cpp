@@ -147,7 +147,7 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
   logits_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch * c.vocab) * 4);
   next_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch) * 4);
   next_host_ = std::make_unique<gpu::PinnedBuffer>(static_cast<std::size_t>(batch) * 4);
-  rope_table_ = upload(kernels::rope_table(max_context, c.head_dim, c.rope_theta));
+  rope_table_ = upload(kernels::rope_table(max_context, c.rope_inverse_frequencies()));
   argmax_workspace_ = gpu::DeviceBuffer(static_cast<std::size_t>(kernels::argmax_workspace_bytes(batch)));
   ROOFTOP_GPU_CHECK(cudaMemsetAsync(argmax_workspace_.get(), 0, argmax_workspace_.bytes(), gpu::stream()));
   host_logits_.assign(static_cast<std::size_t>(batch * c.vocab), 0.0f);

@@ -281,12 +281,12 @@ bool pdl_enabled() {
   return enabled;
 }
 
-std::vector<float> rope_table(std::int64_t positions, std::int64_t d, double theta) {
-  const std::int64_t half = d / 2;
+std::vector<float> rope_table(std::int64_t positions, const std::vector<double>& frequencies) {
+  const auto half = static_cast<std::int64_t>(frequencies.size());
   std::vector<float> t(static_cast<std::size_t>(positions * half * 2));
   for (std::int64_t p = 0; p < positions; ++p)
     for (std::int64_t i = 0; i < half; ++i) {
-      const double angle = static_cast<double>(p) * std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+      const double angle = static_cast<double>(p) * frequencies[static_cast<std::size_t>(i)];
       t[static_cast<std::size_t>((p * half + i) * 2)] = static_cast<float>(std::cos(angle));
       t[static_cast<std::size_t>((p * half + i) * 2 + 1)] = static_cast<float>(std::sin(angle));
     }

@@ -25,8 +25,9 @@ void embed(const std::int32_t* tokens, const void* embedding, float* h, std::int
 void rms_norm(const float* h, const float* weight, void* out, std::int64_t rows, std::int64_t stride, std::int64_t first,
               std::int64_t hidden, float eps, float fp8_inverse = 0);
 // cos and sin of every position's rotary angles, [positions][d/2][2], computed in double
-// once (a decode step's RoPE then reads 2 floats a pair instead of computing them).
-std::vector<float> rope_table(std::int64_t positions, std::int64_t d, double theta);
+// once (a decode step's RoPE then reads 2 floats a pair instead of computing them), from
+// the d/2 inverse frequencies (ModelConfig::rope_inverse_frequencies).
+std::vector<float> rope_table(std::int64_t positions, const std::vector<double>& frequencies);
 // Rotary embedding on q and k of every row (rotate-half pairs i, i + d/2, the angles from
 // rope_table on the device), then k and v into the cache (`cache`'s layout) at
 // position *start + t; the rotated q also to q_bf16 [batch][heads][tokens][d] when not null

@@ -14,6 +14,8 @@
 #include <fmt/ranges.h>
 
 #include <memory>
+#include <mutex>
+#include <set>
 
 #include "harness/dtype_facts.hpp"
 #include "harness/errors.hpp"
@@ -150,19 +152,15 @@ class Checkpoint {
                                    name, t->dtype));
     return {f, t};
   }
-  // The tensor's values in `dtype` (as bytes), after checking its shape and that every value is finite.
-  std::vector<std::uint8_t> matrix(const std::string& name, std::vector<std::int64_t> shape, Dtype dtype) const {
-    const auto [f, t] = find(name, shape);
+  // The tensor's values in `dtype` (as bytes), after checking its shape and, unless
+  // validate_checkpoint did it, that every value is finite.
+  std::vector<std::uint8_t> matrix(const NeededTensor& tensor, Dtype dtype, bool check_finite) const {
+    const auto [f, t] = find(tensor.name, tensor.shape);
     std::vector<std::uint8_t> raw;
     f->read(*t, raw);
-    if (const auto bad = first_non_finite(raw, t->dtype)) refuse_non_finite(f->path(), name, bad->first, bad->second);
+    if (check_finite)
+      if (const auto bad = first_non_finite(raw, t->dtype)) refuse_non_finite(f->path(), tensor.name, bad->first, bad->second);
     return convert(raw, t->dtype, dtype);
-  }
-  std::vector<float> vector(const std::string& name, std::int64_t n) const {
-    const auto bytes = matrix(name, {n}, Dtype::fp32);
-    std::vector<float> out(static_cast<std::size_t>(n));
-    std::memcpy(out.data(), bytes.data(), bytes.size());
-    return out;
   }
   // Every value of the tensor finite, read a chunk at a time (a check before any point runs).
   void scan(const std::string& name, const std::vector<std::int64_t>& shape) const {
@@ -236,6 +234,40 @@ void refuse_unused_tensors(const Checkpoint& ck, const ModelConfig& c) {
   }
 }
 
+// Checkpoints validate_checkpoint read whole in this process: the files (each one's path, size
+// and time) and the tensors the config needs. Loading one of them repeats none of it.
+class ValidatedCheckpoints {
+ public:
+  static std::string key(const ModelConfig& c, const std::vector<std::filesystem::path>& files) {
+    std::string k;
+    for (const auto& f : files) {
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(f, ec);
+      const auto time = std::filesystem::last_write_time(f, ec).time_since_epoch().count();
+      k += fmt::format("{}\n{}\n{}\n", f.string(), size, time);
+    }
+    for (const auto& t : needed_tensors(c)) k += fmt::format("{} [{}]\n", t.name, fmt::join(t.shape, ","));
+    return k;
+  }
+  bool contains(const std::string& key) const {
+    const std::lock_guard lock(mutex_);
+    return keys_.contains(key);
+  }
+  void insert(std::string key) {
+    const std::lock_guard lock(mutex_);
+    keys_.insert(std::move(key));
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<std::string> keys_;
+};
+
+ValidatedCheckpoints& validated_checkpoints() {
+  static ValidatedCheckpoints v;
+  return v;
+}
+
 std::vector<std::uint8_t> stack(std::vector<std::vector<std::uint8_t>> parts) {
   std::vector<std::uint8_t> out;
   for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
@@ -249,25 +281,36 @@ DecoderWeights load_decoder_weights(const ModelConfig& c, Dtype dtype, const std
   if (dtype != Dtype::fp32 && dtype != Dtype::bf16)
     throw PointSkipped(fmt::format("the decoder's weights are fp32, bf16 or fp8, not {}", dtype_name(dtype)));
   const Checkpoint ck(paths);
-  refuse_unused_tensors(ck, c);
+  // A checkpoint validated when the run was planned was read whole then: its tensors'
+  // names, shapes and values are not checked again.
+  const bool validated = validated_checkpoints().contains(ValidatedCheckpoints::key(c, paths));
+  if (!validated) refuse_unused_tensors(ck, c);
+  std::map<std::string, NeededTensor, std::less<>> needed;
+  for (auto& t : needed_tensors(c)) needed.emplace(t.name, std::move(t));
+  const auto matrix = [&](const std::string& name, Dtype to) { return ck.matrix(needed.at(name), to, !validated); };
+  const auto vector = [&](const std::string& name) {
+    const auto bytes = matrix(name, Dtype::fp32);
+    std::vector<float> out(bytes.size() / sizeof(float));
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+  };
   DecoderWeights w;
   w.config = c;
   w.dtype = dtype;
-  const std::int64_t h = c.hidden, q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim, in = c.intermediate;
-  w.embedding = ck.matrix("model.embed_tokens.weight", {c.vocab, h}, dtype);
-  if (!c.tied_embeddings) w.lm_head = ck.matrix("lm_head.weight", {c.vocab, h}, dtype);
-  w.final_norm = ck.vector("model.norm.weight", h);
+  w.embedding = matrix("model.embed_tokens.weight", dtype);
+  if (!c.tied_embeddings) w.lm_head = matrix("lm_head.weight", dtype);
+  w.final_norm = vector("model.norm.weight");
   for (std::int64_t l = 0; l < c.layers; ++l) {
     const std::string p = fmt::format("model.layers.{}.", l);
     DecoderLayer layer;
-    layer.attn_norm = ck.vector(p + "input_layernorm.weight", h);
-    layer.mlp_norm = ck.vector(p + "post_attention_layernorm.weight", h);
+    layer.attn_norm = vector(p + "input_layernorm.weight");
+    layer.mlp_norm = vector(p + "post_attention_layernorm.weight");
     // Fused as the decoder multiplies them: [q; k; v] and [gate; up], rows stacked.
-    layer.qkv = stack({ck.matrix(p + "self_attn.q_proj.weight", {q, h}, dtype), ck.matrix(p + "self_attn.k_proj.weight", {kv, h}, dtype),
-                       ck.matrix(p + "self_attn.v_proj.weight", {kv, h}, dtype)});
-    layer.o = ck.matrix(p + "self_attn.o_proj.weight", {h, q}, dtype);
-    layer.gate_up = stack({ck.matrix(p + "mlp.gate_proj.weight", {in, h}, dtype), ck.matrix(p + "mlp.up_proj.weight", {in, h}, dtype)});
-    layer.down = ck.matrix(p + "mlp.down_proj.weight", {h, in}, dtype);
+    layer.qkv = stack({matrix(p + "self_attn.q_proj.weight", dtype), matrix(p + "self_attn.k_proj.weight", dtype),
+                       matrix(p + "self_attn.v_proj.weight", dtype)});
+    layer.o = matrix(p + "self_attn.o_proj.weight", dtype);
+    layer.gate_up = stack({matrix(p + "mlp.gate_proj.weight", dtype), matrix(p + "mlp.up_proj.weight", dtype)});
+    layer.down = matrix(p + "mlp.down_proj.weight", dtype);
     w.layers.push_back(std::move(layer));
   }
   return w;
@@ -281,11 +324,14 @@ void validate_checkpoint(const ModelConfig& c, const std::vector<std::filesystem
                                  "be wrong. Give its config.json alone to time the model with random weights (that field "
                                  "changes the values, not the work)",
                                  folder.string(), fmt::join(c.values_not_implemented, ", ")));
+  auto key = ValidatedCheckpoints::key(c, paths);
+  if (validated_checkpoints().contains(key)) return;
   const Checkpoint ck(paths);
   refuse_unused_tensors(ck, c);
   const auto needed = needed_tensors(c);
   for (const auto& t : needed) ck.find(t.name, t.shape);  // every name, shape and dtype before reading a value
   for (const auto& t : needed) ck.scan(t.name, t.shape);
+  validated_checkpoints().insert(std::move(key));
 }
 
 }  // namespace rooftop::inference

@@ -50,7 +50,9 @@ DecoderWeights random_decoder_weights(const ModelConfig& config, Dtype dtype, st
 
 // A Hugging Face checkpoint's weights (model.embed_tokens.weight, model.layers.N.self_attn.
 // q_proj.weight, ...) from its .safetensors files, converted to `dtype`. Throws InputError
-// naming the file and tensor when one is missing or its shape does not fit the config.
+// naming the file and tensor when one is missing or its shape does not fit the config, and,
+// for a checkpoint validate_checkpoint has not read in this process, when a value is not
+// finite or a tensor is one the decoder has no use for (validated: not checked again).
 // fp8: read as bf16, then quantised by quantize_to_fp8.
 DecoderWeights load_decoder_weights(const ModelConfig& config, Dtype dtype,
                                     const std::vector<std::filesystem::path>& safetensors_files);
@@ -58,8 +60,10 @@ DecoderWeights load_decoder_weights(const ModelConfig& config, Dtype dtype,
 // Everything a run needs from a checkpoint, checked before any point is measured: the
 // config's fields that the decoder does not compute, each file's header, every tensor the
 // decoder reads (once across the shards, as the index maps it, its shape and dtype) and
-// every value finite. Reads the whole checkpoint once. Throws InputError naming the file
-// and tensor. Nothing to check for an empty list (random weights).
+// every value finite. Reads the whole checkpoint once a process: a later call for the same
+// files (unchanged: path, size and time) and tensors returns at once, and
+// load_decoder_weights does not check them again. Throws InputError naming the file and
+// tensor. Nothing to check for an empty list (random weights).
 void validate_checkpoint(const ModelConfig& config, const std::vector<std::filesystem::path>& safetensors_files);
 
 // bf16 weights to fp8: each matrix scaled so its largest magnitude maps to e4m3's 448

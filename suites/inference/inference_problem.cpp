@@ -6,7 +6,6 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <set>
 #include <vector>
 
 #include "harness/errors.hpp"
@@ -44,22 +43,6 @@ Work forward_work(const ModelConfig& m, double batch, double start, double token
   const double kv = m.kv_bytes_per_token_layer(ae) * static_cast<double>(m.layers);
   w.bytes = m.matmul_parameters() * we + batch * start * kv + rows * kv + rows * h * ae;  // + embedding rows
   return w;
-}
-
-// A checkpoint is read whole to be checked: once a run, however many of its points name it
-// (the same files, unchanged since).
-void validate_checkpoint_once(const ModelConfig& m, const std::vector<std::filesystem::path>& files) {
-  static std::set<std::string> checked;
-  std::string key;
-  for (const auto& f : files) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(f, ec);
-    const auto time = std::filesystem::last_write_time(f, ec).time_since_epoch().count();
-    key += fmt::format("{}\n{}\n{}\n", f.string(), size, time);
-  }
-  if (files.empty() || checked.contains(key)) return;
-  validate_checkpoint(m, files);
-  checked.insert(key);
 }
 
 }  // namespace
@@ -210,7 +193,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
                                        : "",
         m.name, m.max_positions, s.scenario == Scenario::decode ? "context" : "prompt plus output",
         s.scenario == Scenario::decode ? m.max_positions - kDecodeSteps : m.max_positions));
-  validate_checkpoint_once(m, checkpoint_files(s.model));
+  validate_checkpoint(m, checkpoint_files(s.model));  // once a process per checkpoint
   // A GPU's decode steps replay a CUDA graph unless the shape says eager; the CPU has no launches.
   const bool gpu = backend != "cpu";
   if (!gpu && !s.launch.empty())

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -72,13 +73,49 @@ void refuse_other_work(const json& j, std::string_view origin) {
     not_implemented(origin, fmt::format("'sliding_window' is {}", j["sliding_window"].dump()), "sliding-window attention");
 }
 
+const json& member(const json& object, const char* key) {
+  static const json none;
+  return object.is_object() && object.contains(key) ? object[key] : none;
+}
+
+// One rope_scaling or rope_parameters object: the scaling of a type the decoders compute,
+// another type noted in values_not_implemented.
+void read_rope_scaling(const json& v, const char* key, std::string_view origin, ModelConfig& c) {
+  const json& named = member(v, "rope_type").is_null() ? member(v, "type") : member(v, "rope_type");
+  const json type = named.is_null() ? json("(none)") : named;
+  if (type == "default") return;
+  if (type != "linear" && type != "llama3") {
+    c.values_not_implemented.push_back(fmt::format("rope scaling of type {} ({})", type.dump(), v.dump()));
+    return;
+  }
+  const auto number = [&](const char* field, double max, std::string_view usual) {
+    const json& x = member(v, field);
+    if (x.is_null())
+      throw InputError(fmt::format("{}: model config field '{}' of type {} has no '{}': give the model's own ({})", origin,
+                                   key, type.dump(), field, usual));
+    return positive_number(x, field, origin, max, usual);
+  };
+  RopeScaling s;
+  s.type = type.get<std::string>();
+  s.factor = number("factor", 1e6, "Llama 3.1's is 8");
+  if (s.type == "llama3") {
+    s.low_freq_factor = number("low_freq_factor", 1e6, "Llama 3.1's is 1");
+    s.high_freq_factor = number("high_freq_factor", 1e6, "Llama 3.1's is 4");
+    s.original_max_positions = number("original_max_position_embeddings", kMaxPositions, "Llama 3.1's is 8192");
+    if (!(s.high_freq_factor > s.low_freq_factor))
+      throw InputError(fmt::format("{}: model config field '{}': high_freq_factor {:g} is not above low_freq_factor {:g}: "
+                                   "give the model's own (Llama 3.1's are 4 and 1)",
+                                   origin, key, s.high_freq_factor, s.low_freq_factor));
+  }
+  if (c.rope_scaling.type != "default" && !(c.rope_scaling == s))
+    throw InputError(fmt::format("{}: model config fields rope_scaling and rope_parameters give two different rope "
+                                 "scalings: give one", origin));
+  c.rope_scaling = s;
+}
+
 // The rotary embedding: transformers 4 writes rope_theta and rope_scaling (null, or an
 // object with "rope_type" or "type"), transformers 5 one object, rope_parameters, with both.
 void read_rope(const json& j, std::string_view origin, ModelConfig& c) {
-  static const json none;
-  const auto member = [](const json& object, const char* key) -> const json& {
-    return object.is_object() && object.contains(key) ? object[key] : none;
-  };
   const json& parameters = member(j, "rope_parameters");
   const json& scaling = member(j, "rope_scaling");
   for (const auto& [key, v] : {std::pair{"rope_parameters", &parameters}, std::pair{"rope_scaling", &scaling}})
@@ -86,12 +123,8 @@ void read_rope(const json& j, std::string_view origin, ModelConfig& c) {
       throw InputError(fmt::format("{}: model config field '{}' is {}, not an object or null", origin, key, v->dump()));
   const json& theta = j.contains("rope_theta") ? j["rope_theta"] : member(parameters, "rope_theta");
   if (!theta.is_null()) c.rope_theta = positive_number(theta, "rope_theta", origin, 1e12, "Llama's are 10000 to 500000");
-  for (const json* v : {&parameters, &scaling}) {
-    if (v->is_null()) continue;
-    const json& named = member(*v, "rope_type").is_null() ? member(*v, "type") : member(*v, "rope_type");
-    const json type = named.is_null() ? json("(none)") : named;
-    if (type != "default") c.values_not_implemented.push_back(fmt::format("rope scaling of type {} ({})", type.dump(), v->dump()));
-  }
+  for (const auto& [key, v] : {std::pair{"rope_parameters", &parameters}, std::pair{"rope_scaling", &scaling}})
+    if (!v->is_null()) read_rope_scaling(*v, key, origin, c);
   const json& partial =
       j.contains("partial_rotary_factor") ? j["partial_rotary_factor"] : member(parameters, "partial_rotary_factor");
   if (!partial.is_null() && partial != 1.0)
@@ -99,6 +132,26 @@ void read_rope(const json& j, std::string_view origin, ModelConfig& c) {
 }
 
 }  // namespace
+
+std::vector<double> ModelConfig::rope_inverse_frequencies() const {
+  const RopeScaling& s = rope_scaling;
+  const double pi = 3.14159265358979323846;
+  std::vector<double> out(static_cast<std::size_t>(head_dim / 2));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double unscaled = std::pow(rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(head_dim));
+    double f = unscaled;
+    if (s.type == "linear") f = unscaled / s.factor;
+    if (s.type == "llama3") {
+      // Turns the pair makes over the original context: few (a long wavelength, the context
+      // the model was not trained on) are slowed by factor, many kept, blended between.
+      const double turns = s.original_max_positions * unscaled / (2 * pi);
+      const double kept = std::clamp((turns - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor), 0.0, 1.0);
+      f = (1 - kept) * unscaled / s.factor + kept * unscaled;
+    }
+    out[i] = f;
+  }
+  return out;
+}
 
 double ModelConfig::matmul_parameters() const {
   const double h = static_cast<double>(hidden), d = static_cast<double>(head_dim);

@@ -9,17 +9,34 @@
 
 namespace rooftop::inference {
 
+// How the rotary embedding's frequencies are rescaled for a longer context (config.json's
+// rope_scaling, or rope_parameters in transformers 5): "default" (none), "linear" (every
+// frequency divided by factor) or "llama3" (Llama 3.1's: low frequencies divided by factor,
+// high ones kept, a smooth blend between). Other types are in values_not_implemented.
+struct RopeScaling {
+  std::string type = "default";
+  double factor = 1, low_freq_factor = 1, high_freq_factor = 4;
+  double original_max_positions = 8192;  // original_max_position_embeddings
+  bool operator==(const RopeScaling&) const = default;
+};
+
 struct ModelConfig {
   std::string name;  // "llama-3.2-1b", or the file's stem
   std::int64_t hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
   std::int64_t max_positions = 0;
   double rope_theta = 10000, rms_eps = 1e-5;
+  RopeScaling rope_scaling;
   bool tied_embeddings = false;
   // Fields set to something the decoder does not compute ("rope_scaling of type llama3")
   // that change the values but not the work: harmless with random weights (what a
   // benchmark of cost needs), refused with a checkpoint's real weights (whose tokens
   // would be wrong). Fields that change the work are refused when the config is read.
   std::vector<std::string> values_not_implemented;
+
+  // The head_dim / 2 inverse frequencies of the rotary embedding, rope_scaling applied: pair
+  // i of a head turns by position x frequency i radians. Every decoder computes its angles
+  // from these.
+  std::vector<double> rope_inverse_frequencies() const;
 
   std::int64_t qkv_width() const { return (heads + 2 * kv_heads) * head_dim; }
   // Weights multiplied once per token: the projections, the MLP and the LM head (the

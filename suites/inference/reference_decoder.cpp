@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "harness/bf16.hpp"
 #include "harness/dtype_facts.hpp"
@@ -64,10 +65,14 @@ std::vector<double> rms_norm(const std::vector<double>& h, std::int64_t rows, st
 }
 
 // The forward; `calibrate`: set each fp8 input scale on the way (w is then written).
-std::vector<double> forward(DecoderWeights& w, const std::vector<std::int32_t>& tokens, std::int64_t layers, bool calibrate) {
+std::vector<double> forward(DecoderWeights& w, const std::vector<std::int32_t>& tokens, std::int64_t layers, bool calibrate,
+                            std::span<const double> rope_frequencies = {}) {
   const auto& c = w.config;
   const auto t_count = static_cast<std::int64_t>(tokens.size());
   const std::int64_t hidden = c.hidden, d = c.head_dim, width = c.qkv_width(), group = c.heads / c.kv_heads;
+  const auto frequencies = rope_frequencies.empty() ? c.rope_inverse_frequencies()
+                                                   : std::vector<double>(rope_frequencies.begin(), rope_frequencies.end());
+  if (frequencies.size() != static_cast<std::size_t>(d / 2)) throw std::invalid_argument("one rope frequency a pair of a head");
   std::vector<double> h(static_cast<std::size_t>(t_count * hidden));
   for (std::int64_t t = 0; t < t_count; ++t)
     for (std::int64_t i = 0; i < hidden; ++i)
@@ -81,7 +86,7 @@ std::vector<double> forward(DecoderWeights& w, const std::vector<std::int32_t>& 
     for (std::int64_t t = 0; t < t_count; ++t)
       for (std::int64_t head = 0; head < c.heads + c.kv_heads; ++head)
         for (std::int64_t i = 0; i < d / 2; ++i) {
-          const double angle = static_cast<double>(t) * std::pow(c.rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+          const double angle = static_cast<double>(t) * frequencies[static_cast<std::size_t>(i)];
           double& a = qkv[static_cast<std::size_t>(t * width + head * d + i)];
           double& b = qkv[static_cast<std::size_t>(t * width + head * d + i + d / 2)];
           const double a0 = a, b0 = b;
@@ -127,8 +132,9 @@ std::vector<double> forward(DecoderWeights& w, const std::vector<std::int32_t>& 
 
 }  // namespace
 
-std::vector<double> reference_logits(const DecoderWeights& w, const std::vector<std::int32_t>& tokens, std::int64_t layers) {
-  return forward(const_cast<DecoderWeights&>(w), tokens, layers, false);  // not calibrating: nothing is written
+std::vector<double> reference_logits(const DecoderWeights& w, const std::vector<std::int32_t>& tokens, std::int64_t layers,
+                                     std::span<const double> rope_frequencies) {
+  return forward(const_cast<DecoderWeights&>(w), tokens, layers, false, rope_frequencies);  // not calibrating: nothing is written
 }
 
 void calibrate_fp8_input_scales(DecoderWeights& w, const std::vector<std::int32_t>& tokens) {

@@ -5,6 +5,7 @@
 // rounded to bf16 (as activations are stored), quantised with its static scale, the e4m3
 // products summed, the sum scaled by both scales.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "suites/inference/decoder_weights.hpp"
@@ -12,9 +13,11 @@
 namespace rooftop::inference {
 
 // The logits of the last position of `tokens` (one sequence), through the first `layers`
-// layers (all: -1), then the final norm and the LM head.
+// layers (all: -1), then the final norm and the LM head. `rope_frequencies`: the rotary
+// embedding's inverse frequencies, the config's (rope_inverse_frequencies) when empty (a test
+// gives another implementation's, rounded as it rounds them).
 std::vector<double> reference_logits(const DecoderWeights& weights, const std::vector<std::int32_t>& tokens,
-                                     std::int64_t layers = -1);
+                                     std::int64_t layers = -1, std::span<const double> rope_frequencies = {});
 
 // fp8 weights: sets each projection's input scale, in the order a forward meets them, so
 // that the largest magnitude its input takes over `tokens` maps to e4m3's 448.

@@ -7,7 +7,7 @@ case a corrupted copy, and runs `rooftop run --suite inference --shape DIR:decod
 With --fixtures DIR (transformers' own checkpoints, ../shared/fixtures/hf-tiny-llama3), also
 checks that those still load; that part is skipped when the folder is absent.
 
-usage: inference_checkpoints.py ROOFTOP WORK_DIR d2|d3|d4|d15|d16 [--fixtures DIR]
+usage: inference_checkpoints.py ROOFTOP WORK_DIR d2|d3|d4|d15|d16|outputs_first [--fixtures DIR]
 """
 import json
 import os
@@ -194,15 +194,19 @@ def d16(rooftop, work, fixtures):
                                ("architectures", ["MistralForCausalLM"], "another architecture")):
         refused(rooftop, checkpoint(work, "field", dict(CONFIG, **{field: value})),
                 f"field '{field}' is {json.dumps(value)}: rooftop's decoder does not implement {text}")
-    llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
-              "original_max_position_embeddings": 64}
-    for field, value, text in (("rope_scaling", llama3, 'rope scaling of type "llama3"'),
-                               ("rope_parameters", dict(llama3, rope_theta=500000.0), 'rope scaling of type "llama3"'),
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32}
+    for field, value, text in (("rope_scaling", yarn, 'rope scaling of type "yarn"'),
+                               ("rope_parameters", dict(yarn, rope_theta=500000.0), 'rope scaling of type "yarn"'),
                                ("hidden_act", "gelu", 'hidden_act "gelu"'),
                                ("partial_rotary_factor", 0.5, "partial_rotary_factor 0.5")):
         d = checkpoint(work, "values", dict(CONFIG, **{field: value}))
         refused(rooftop, d, "rooftop's decoder does not implement the config's " + text, "config.json alone")
         expect(0, "ok", decode(rooftop, os.path.join(d, "config.json")))  # random weights: the same work
+    # Llama 3.x's own scaling (every Llama 3.1, 3.2 and 3.3 config has it) is computed: the checkpoint runs.
+    llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+              "original_max_position_embeddings": 64}
+    for field, value in (("rope_scaling", llama3), ("rope_parameters", dict(llama3, rope_theta=500000.0))):
+        expect(0, "ok", decode(rooftop, checkpoint(work, "llama3", dict(CONFIG, **{field: value}))))
     refused(rooftop, checkpoint(work, "bias", files={st: safetensors_bytes(dict(good, **{
         "model.layers.0.self_attn.q_proj.bias": ("BF16", [64], bytes(128))}))}),
             "tensor 'model.layers.0.self_attn.q_proj.bias' is a bias")
@@ -214,6 +218,16 @@ def d16(rooftop, work, fixtures):
         fixture_checks(rooftop, fixtures)
 
 
+def outputs_first(rooftop, work):
+    """An unwritable --out is said before the checkpoint is read (planning reads it whole): here a checkpoint with a
+    NaN, whose refusal would otherwise come first."""
+    d = checkpoint(work, "nan-out", files={ST: safetensors_bytes(bad_value(GOOD, Q0, 0x7fc0))})
+    got = run(rooftop, "run", "--suite", "inference", "--shape", f"{d}:decode:1x16", "--repetitions", "1", "--out", work)
+    expect(2, "it is a directory", got)
+    if "NaN" in got[1]:
+        sys.exit(f"the checkpoint was read before --out was checked:\n{got[1]}")
+
+
 def main():
     rooftop, work, cause = sys.argv[1], sys.argv[2], sys.argv[3]
     fixtures = sys.argv[sys.argv.index("--fixtures") + 1] if "--fixtures" in sys.argv else None
@@ -222,18 +236,18 @@ def main():
     if cause == "d16":
         d16(rooftop, work, fixtures)
     else:
-        {"d2": d2, "d3": d3, "d4": d4, "d15": d15}[cause](rooftop, work)
+        {"d2": d2, "d3": d3, "d4": d4, "d15": d15, "outputs_first": outputs_first}[cause](rooftop, work)
 
 
 def fixture_checks(rooftop, fixtures):
-    """transformers' own checkpoints: the plain one runs; the llama3-rope one is refused (rooftop does not implement
-    that scaling yet) but its config alone runs with random weights."""
+    """transformers' own checkpoints run, with their weights and with their config alone (random weights). That their
+    logits are transformers' is the unit test "transformers' checkpoints: the reference decoder gives ..."."""
     if not os.path.isdir(fixtures):
         print(f"{fixtures} is absent: transformers' checkpoints not checked")
         return
     expect(0, "ok", decode(rooftop, os.path.join(fixtures, "llama-plain")))
     rope = os.path.join(fixtures, "llama-llama3rope")
-    refused(rooftop, rope, 'rope scaling of type "llama3"')
+    expect(0, "ok", decode(rooftop, rope))
     expect(0, "ok", decode(rooftop, os.path.join(rope, "config.json")))
 
 
