@@ -107,7 +107,11 @@ int execute_run(RunFlags& f) {
   try {
     // The outputs first: planning may read a whole checkpoint (the inference suite's), and an
     // unwritable --out is said at once.
-    if (writer) check_outputs(run_outputs(o), {{"--profile", f.profile}, {"the tuning file", tuning_cache_path(backend.fingerprint())}});
+    if (writer) {
+      const auto outputs = run_outputs(o);
+      check_outputs(outputs, {{"--profile", f.profile}, {"the tuning file", tuning_cache_path(backend.fingerprint())}});
+      make_parent_folders(outputs);  // Google Benchmark opens --benchmark_out as it is; ours make theirs
+    }
     planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
   } catch (const InputError& e) {
     if (!transport) throw;

@@ -30,10 +30,26 @@ namespace {
   throw InputError("cannot write " + path.string() + ": " + why + " (choose a path you can write)");
 }
 
-// A character device, a pipe or a socket (/dev/null, /dev/stdout, a FIFO) is written as it
-// is: renaming a file over it would replace the device node for everyone.
+// /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N name a descriptor this process
+// already has: written through it, so `> file` and `>> file` mean what the shell said
+// (opening the path anew would start at offset 0, and a rename would replace the file).
+std::optional<int> own_descriptor(const std::filesystem::path& path) {
+  const std::string p = path.lexically_normal().string();
+  if (p == "/dev/stdout") return 1;
+  if (p == "/dev/stderr") return 2;
+  for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"})
+    if (p.starts_with(prefix) && p.size() > prefix.size() && p.size() - prefix.size() <= 6 &&
+        std::all_of(p.begin() + static_cast<std::ptrdiff_t>(prefix.size()), p.end(), [](unsigned char c) { return std::isdigit(c); }))
+      return std::stoi(p.substr(prefix.size()));
+  return std::nullopt;
+}
+
+// A character device, a pipe or a socket (/dev/null, /dev/stdout, a FIFO), or a descriptor
+// of this process, is written as it is: renaming a file over it would replace the device
+// node for everyone, or the file the shell opened.
 void write_stream(const std::filesystem::path& path, std::string_view content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  const auto own = own_descriptor(path);
+  const int fd = own ? *own : ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) refuse(path, std::string("open: ") + std::strerror(errno));
   std::size_t done = 0;
   while (done < content.size()) {
@@ -41,12 +57,12 @@ void write_stream(const std::filesystem::path& path, std::string_view content) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const std::string reason = std::strerror(errno);
-      ::close(fd);
+      if (!own) ::close(fd);
       refuse(path, "write: " + reason);
     }
     done += static_cast<std::size_t>(n);
   }
-  ::close(fd);
+  if (!own) ::close(fd);
 }
 
 // Where a symbolic link leads: its target is written, and the link stays a link.
@@ -65,15 +81,18 @@ std::filesystem::path resolved(const std::filesystem::path& path) {
 // The temporary file's name: recognisable, with the writer's pid, so that one a killed
 // writer left behind can be told from one a live writer is filling.
 constexpr const char* kTempMark = ".rooftop-tmp.";
+// The name is cut to 200 bytes, so that a target whose name is near the file system's limit
+// (255) still has a temporary.
+constexpr std::size_t kTempNameBytes = 200;
 std::filesystem::path temp_path(const std::filesystem::path& dir, const std::filesystem::path& target, long pid) {
-  return dir / fmt::format(".{}{}{}", target.filename().string(), kTempMark, pid);
+  return dir / fmt::format(".{}{}{}", target.filename().string().substr(0, kTempNameBytes), kTempMark, pid);
 }
 
 // Removes the temporaries of `target` whose writer is no longer alive (a SIGKILL between
 // open and rename leaves one); a live process's, another user's included, is kept.
 // ".<name>.tmp.<pid>" is the name older versions used.
 void remove_stale_temporaries(const std::filesystem::path& dir, const std::filesystem::path& target) {
-  const std::string name = "." + target.filename().string();
+  const std::string name = "." + target.filename().string().substr(0, kTempNameBytes);
   const std::string prefixes[] = {name + kTempMark, name + ".tmp."};
   std::error_code ec;
   std::filesystem::directory_iterator it(dir, ec), end;
@@ -132,6 +151,10 @@ std::filesystem::path nearest_existing_folder(const std::filesystem::path& file)
 }
 
 void check_writable(const NamedFile& f) {
+  if (own_descriptor(f.path)) return;  // written through the descriptor the shell gave
+  const auto name = f.path.filename();
+  if (name.empty() || name == "." || name == "..")
+    refuse_output(f, "it names a folder, not a file: give a file's path");
   struct stat st {};
   if (::stat(f.path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) refuse_output(f, "it is a directory: give a file's path");
@@ -155,6 +178,16 @@ void check_writable(const NamedFile& f) {
   ::unlink(probe.c_str());
 }
 
+// Whether `file` lies inside the folder `dir` (links, "." and ".." resolved).
+bool inside_folder(const std::filesystem::path& file, const std::filesystem::path& dir) {
+  std::error_code ed, ef;
+  if (!std::filesystem::is_directory(dir, ed)) return false;
+  const auto d = std::filesystem::weakly_canonical(dir, ed), f = std::filesystem::weakly_canonical(file, ef);
+  if (ed || ef) return false;
+  const auto [end, _] = std::mismatch(d.begin(), d.end(), f.begin(), f.end());
+  return end == d.end();
+}
+
 // Whether two paths name one file: the same inode where both exist, else the same path
 // once "..", "." and links are resolved.
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -170,6 +203,7 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
 }  // namespace
 
 bool is_stream_output(const std::filesystem::path& path) {
+  if (own_descriptor(path)) return true;
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
@@ -181,17 +215,33 @@ void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<Name
     // A stream (/dev/null, /dev/stdout as a pipe or a terminal, a FIFO) is written, never
     // replaced: two outputs to it are two writes, and it destroys no input.
     const bool stream = is_stream_output(out.path);
-    for (const auto& in : inputs)
-      if (!stream && !in.path.empty() && same_file(out.path, in.path))
+    for (const auto& in : inputs) {
+      if (stream || in.path.empty()) continue;
+      if (same_file(out.path, in.path))
         throw InputError(fmt::format("{} {} is the same file as {} {}, which this command reads: writing it would destroy "
                                      "it; give {} another path", out.flag, out.path.string(), in.flag, in.path.string(),
                                      out.flag));
+      // A folder read as a whole (a baseline store): its files and its gate config.
+      if (inside_folder(out.path, in.path))
+        throw InputError(fmt::format("{} {} is inside {} {}, a folder this command reads: writing there could replace "
+                                     "a file it reads; give {} a path outside it", out.flag, out.path.string(), in.flag,
+                                     in.path.string(), out.flag));
+    }
     for (std::size_t j = 0; j < i; ++j)
       if (!stream && !outputs[j].path.empty() && same_file(out.path, outputs[j].path))
         throw InputError(fmt::format("{} {} and {} {} are the same file: one would overwrite the other; give each output "
                                      "its own path", outputs[j].flag, outputs[j].path.string(), out.flag,
                                      out.path.string()));
     check_writable(out);
+  }
+}
+
+void make_parent_folders(const std::vector<NamedFile>& outputs) {
+  for (const auto& out : outputs) {
+    if (out.path.empty() || !out.path.has_parent_path() || is_stream_output(out.path)) continue;
+    std::error_code ec;
+    std::filesystem::create_directories(out.path.parent_path(), ec);
+    if (ec) refuse_output(out, fmt::format("cannot make its folder: {}", ec.message()));
   }
 }
 
@@ -229,6 +279,7 @@ std::optional<std::string> content_of(const std::filesystem::path& path) {
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& requested, std::string_view content) {
+  if (own_descriptor(requested)) return write_stream(requested, content);
   struct stat st {};
   if (::stat(requested.c_str(), &st) == 0) {
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) return write_stream(requested, content);

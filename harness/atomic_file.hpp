@@ -40,5 +40,7 @@ struct NamedFile {
 // without writing it (not a directory nor /dev/full, its folder writable), no two outputs are
 // the same file and no output is one of the inputs. Throws InputError naming the path.
 void check_outputs(const std::vector<NamedFile>& outputs, const std::vector<NamedFile>& inputs = {});
+// The folders the outputs go in, made where missing (for writers that do not make them).
+void make_parent_folders(const std::vector<NamedFile>& outputs);
 
 }  // namespace rooftop

@@ -26,7 +26,7 @@ sqlite3* handle(void* p) { return static_cast<sqlite3*>(p); }
       throw InputError(fmt::format("history {} is locked by another process (a nightly still running?): try again "
                                    "when it ends", path.string()));
     case SQLITE_NOTADB:
-      throw InputError(fmt::format("history {}: {}: not a rooftop history; move it aside or name another file with --db",
+      throw InputError(fmt::format("history {}: {}: not a rooftop history; move it aside or name another history file",
                                    path.string(), sqlite3_errmsg(db)));
     default:
       throw InputError(fmt::format("history {}: {}", path.string(), sqlite3_errmsg(db)));

@@ -231,9 +231,6 @@ RunResults run_points(const RunOptions& options, const Backend& backend, RunMeta
   if ((options.stages || options.trace) && kind != Measurement::scenario)
     throw InputError("--stages and --trace time the stages of a scenario suite (inference); this run measures kernels "
                      "or collectives: leave them out");
-  if (options.trace && options.trace->has_parent_path() && !std::filesystem::is_directory(options.trace->parent_path()))
-    throw InputError(fmt::format("--trace {}: the folder {} does not exist", options.trace->string(),
-                                 options.trace->parent_path().string()));
   const bool own_loop = kind != Measurement::kernel_loop;
   const RunOptions o = own_loop ? with_own_loop_flags(options, kind) : options;
   auto planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);

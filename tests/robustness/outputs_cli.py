@@ -5,7 +5,7 @@ writer's temporary file is cleaned; `ab` says what a broken build printed; Ctrl-
 `tune` and `ab` with 130; SIGTERM or SIGHUP end `ab` and the run it started, 128 + the signal.
 
 usage: outputs_cli.py CASE ROOFTOP WORK_DIR RESULTS_JSON
-  CASE: unwritable | same_file | fifo | stale_temp | ab_broken_build | interrupt
+  CASE: unwritable | same_file | fifo | stale_temp | ab_broken_build | interrupt | everyday
 """
 import json
 import os
@@ -245,6 +245,46 @@ def running(pid):
         return False
 
 
+def everyday():
+    """What a black-box pass found after the first fixes: everyday outputs that must work, and
+    the holes that were left in the checks."""
+    os.chdir(work)
+    expect(0, "ok", run(*GEMM, "--out", "r.json"))
+    expect(0, "", run("baseline", "update", "r.json", "--baselines", "store"))
+    fingerprint = os.listdir("store")[0]
+    inside = os.path.join("store", fingerprint, "gemm.json")
+    before = open(inside).read()
+    # An output inside a baseline store that the command reads whole (--baseline a folder).
+    expect(2, "is inside --baseline store", run("gate", "--baseline", "store", "r.json", "--markdown", inside))
+    if open(inside).read() != before:
+        sys.exit("gate wrote over the stored baseline")
+    expect(0, "", run("gate", "--baseline", "store", "r.json", "--markdown", "gate.md"))
+    # A path that names a folder: refused, nothing made.
+    for path in ("sub/", "newd/."):
+        expect(2, "names a folder, not a file", run(*GEMM, "--out", path))
+        if os.path.exists(path.rstrip("/.") or path):
+            sys.exit(f"--out {path} left a folder behind")
+    # /dev/stdout redirected to a file: written through the shell's descriptor, appended with >>.
+    with open("summary.md", "w") as f:
+        f.write("kept line\n")
+    with open("summary.md", "a") as f:
+        code = subprocess.run([rooftop, "compare", "r.json", "r.json", "--markdown", "/dev/stdout"], stdout=f,
+                              stderr=subprocess.DEVNULL, timeout=300).returncode
+    text = open("summary.md").read()
+    if code != 0 or not text.startswith("kept line\n") or "rooftop gate" not in text:
+        sys.exit(f"compare --markdown /dev/stdout >> summary.md: exit {code}, the file:\n{text}")
+    # A name near the file system's limit (the temporary's name is cut, not the target's).
+    long_name = "c" * 240 + ".json"
+    expect(0, "ok", run(*GEMM, "--out", long_name))
+    if not os.path.isfile(long_name):
+        sys.exit("the 245-character --out was not written")
+    # Google Benchmark's file and the trace into folders that do not exist yet: made, as --out's are.
+    expect(0, "ok", run(*GEMM, "--benchmark_out=gb/new/gb.json", "--out", "r2.json"))
+    expect(0, "ok", run(*INFERENCE, "--trace", "tr/new/t.json", "--out", "r3.json"))
+    for path in ("gb/new/gb.json", "tr/new/t.json"):
+        json.load(open(path))
+
+
 {"unwritable": unwritable, "same_file": same_file, "fifo": fifo, "stale_temp": stale_temp,
- "ab_broken_build": ab_broken_build, "interrupt": interrupt}[case]()
+ "ab_broken_build": ab_broken_build, "interrupt": interrupt, "everyday": everyday}[case]()
 print(f"{case}: as documented")
