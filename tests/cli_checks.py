@@ -1,4 +1,6 @@
 """What the CLI tests written in Python share: run rooftop, check an exit code and a text."""
+import os
+import shutil
 import subprocess
 import sys
 
@@ -16,3 +18,15 @@ def expect(code, text, got, absent=None):
         sys.exit(f"expected exit {code} and '{text}', got exit {got[0]}:\n{got[1]}")
     if absent and absent in got[1]:
         sys.exit(f"'{absent}' should not be said:\n{got[1]}")
+
+
+def fresh_dir(path):
+    """The test's work folder, emptied: a second run starts from nothing."""
+    shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path)
+    return path
+
+
+def runner(rooftop):
+    """run(*args) for one rooftop binary."""
+    return lambda *args: run(rooftop, *args)

@@ -13,7 +13,6 @@ usage: history_db.py ROOFTOP RESULTS.json WORK_DIR
 import hashlib
 import json
 import os
-import shutil
 import sqlite3
 import sys
 
@@ -21,16 +20,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import cli_checks  # noqa: E402
 
 ROOFTOP_ID = 0x526F6F66  # "Roof"
-rooftop, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-
-
-def run(*args):
-    return cli_checks.run(rooftop, *args)
-
-
-expect = cli_checks.expect
+rooftop, source, work = sys.argv[1], sys.argv[2], cli_checks.fresh_dir(sys.argv[3])
+run, expect = cli_checks.runner(rooftop), cli_checks.expect
 
 
 def digest(path):

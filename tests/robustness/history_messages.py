@@ -9,22 +9,13 @@ usage: history_messages.py ROOFTOP RESULTS.json WORK_DIR
 """
 import json
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import cli_checks  # noqa: E402
 
-rooftop, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-
-
-def run(*args):
-    return cli_checks.run(rooftop, *args)
-
-
-expect = cli_checks.expect
+rooftop, source, work = sys.argv[1], sys.argv[2], cli_checks.fresh_dir(sys.argv[3])
+run, expect = cli_checks.runner(rooftop), cli_checks.expect
 
 
 night = json.load(open(source))
