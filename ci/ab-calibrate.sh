@@ -29,7 +29,7 @@ done
 python3 - "$out" "$runs" "$slowdown" "$budget" "$tier" <<'PY'
 import json, re, statistics, sys
 out, runs, slowdown, budget, tier = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-print(f"| runs ({tier} tier, budget {budget}) | benchmarks | FAIL | PASS | IMPROVED | INCONCLUSIVE | median pairs to a verdict | s a pair | stopped after |")
+print(f"| runs ({tier} tier, budget {budget}) | benchmarks | FAIL | PASS | IMPROVED | UNRESOLVED | median pairs to a verdict | s a pair | stopped after |")
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 for kind, label in (("aa", "A/A"), ("ab", f"A/B +{float(slowdown):.0%}")):
     for i in range(1, runs + 1):
@@ -41,5 +41,5 @@ for kind, label in (("aa", "A/A"), ("ab", f"A/B +{float(slowdown):.0%}")):
         decided = [c["counts"][0] for c in j["comparisons"] if c["verdict"] in ("FAIL", "PASS", "IMPROVED")]
         med = statistics.median(decided) if decided else "-"
         print(f"| {label} #{i} | {len(v)} | {v.count('FAIL')} | {v.count('PASS')} | {v.count('IMPROVED')} | "
-              f"{v.count('INCONCLUSIVE')} | {med} | {seconds / max(pairs, 1):.1f} | {pairs} pairs, {seconds} s: {why} |")
+              f"{v.count('UNRESOLVED')} | {med} | {seconds / max(pairs, 1):.1f} | {pairs} pairs, {seconds} s: {why} |")
 PY

@@ -10,7 +10,7 @@ usage: run-unit-calibration.py ROOFTOP OUT_DIR RUN.json RUN.json ... [--baseline
        [--baselines-per-run N] [--slowdown S[,S...]] [--alpha A]
 
 Prints a Markdown table: A/A suite gates with any FAIL, benchmark FAILs, slowed benchmarks
-caught (FAIL), INCONCLUSIVE, and the median slowdown each benchmark's test could detect.
+caught (FAIL), UNRESOLVED, and the median slowdown each benchmark's test could detect.
 """
 import itertools
 import json
@@ -96,7 +96,7 @@ for held in range(len(paths)):
 print(f"{len(paths)} runs, each held out against {per_run} baselines of {k} other runs"
       f"{'; alpha ' + alpha if alpha else ''}\n")
 print("| unit | A/A suite gates with a FAIL | A/A benchmark FAILs | "
-      + " | ".join(f"{100 * s:.0f}% slowdown FAILed" for s in slowdowns) + " | A/A INCONCLUSIVE | median detectable slowdown |")
+      + " | ".join(f"{100 * s:.0f}% slowdown FAILed" for s in slowdowns) + " | A/A UNRESOLVED | median detectable slowdown |")
 print("| --- | ---: | ---: | " + "---: | " * len(slowdowns) + "---: | ---: |")
 for mode, t in tally.items():
     n = len(t["aa"])
@@ -104,9 +104,9 @@ for mode, t in tally.items():
         continue
     fails = t["aa"].count("FAIL")
     caught = " | ".join(f"{v.count('FAIL')} of {len(v)} ({100 * v.count('FAIL') / len(v):.1f}%)" for v in t["slow"].values())
-    inconclusive = t["aa"].count("INCONCLUSIVE")
+    unresolved = t["aa"].count("UNRESOLVED")
     finite = [d for d in t["detectable"] if isinstance(d, (int, float))]
     detect = f"{100 * statistics.median(finite):+.0f}%" if finite else "-"
     print(f"| {mode} | {t['gates_failed']} of {t['gates']} ({100 * t['gates_failed'] / t['gates']:.1f}%) | "
           f"{fails} of {n} ({100 * fails / n:.2f}%) | {caught} | "
-          f"{100 * inconclusive / n:.0f}% | {detect} |")
+          f"{100 * unresolved / n:.0f}% | {detect} |")

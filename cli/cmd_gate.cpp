@@ -36,7 +36,7 @@ void add_output_options(CLI::App* cmd, GateOutputs& o) {
   cmd->add_option("--tau", o.tau, "Slowdown that matters, for every benchmark (default 0.03 kernels, 0.05 systems)")
       ->check(finite_range(0, 10));
   cmd->add_option("--markdown", o.markdown, "Write a Markdown summary (CI job summary, PR comment)");
-  cmd->add_option("--junit", o.junit, "Write JUnit XML: FAIL as failure, INCONCLUSIVE as skipped");
+  cmd->add_option("--junit", o.junit, "Write JUnit XML: FAIL as failure, UNRESOLVED as skipped");
   cmd->add_option("--json", o.json, "Write the verdicts and samples as JSON");
 }
 

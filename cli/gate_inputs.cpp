@@ -112,7 +112,7 @@ int gate_exit_code(const GateReport& r) {
   if (r.count(Verdict::fail)) return kExitFailure;
   // Nothing in common is not a pass: a baseline of another suite, tier or shapes, or an
   // empty run, compared no benchmark at all.
-  const auto compared = r.count(Verdict::pass) + r.count(Verdict::improved) + r.count(Verdict::inconclusive);
+  const auto compared = r.count(Verdict::pass) + r.count(Verdict::improved) + r.count(Verdict::unresolved);
   if (compared == 0) {
     fmt::print(stderr, "rooftop: error: no benchmark was compared ({} NEW, {} MISSING): the run and the baseline share "
                        "no benchmark name; gate a run of the baseline's suite, tier and shapes, or make a baseline of "
@@ -120,6 +120,10 @@ int gate_exit_code(const GateReport& r) {
                r.count(Verdict::added), r.count(Verdict::missing));
     return kExitUsage;
   }
+  // Never an all-clear over a slowdown the suite's level could not confirm, a suite-wide
+  // shift it cannot attribute, or a run that decided nothing.
+  const bool decided = r.count(Verdict::pass) + r.count(Verdict::improved) > 0;
+  if (r.count_unresolved_above_tau() > 0 || r.suite_shift.verdict == Verdict::unresolved || !decided) return kExitUnresolved;
   return kExitOk;
 }
 

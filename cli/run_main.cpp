@@ -29,6 +29,8 @@ constexpr const char* kExitCodesHelp =
     "       perf-test: also when the backend's device is not here (CTest's SKIP)\n"
     "  4    the backend's device is not here (no GPU or no driver); other backends still run\n"
     "  5    collectives: a rank died or hung past --comm-timeout; the finished points were kept\n"
+    "  6    gate/compare/ab: UNRESOLVED, no FAIL but no all-clear: a benchmark's 95% interval lies\n"
+    "       wholly above tau short of the suite's level, a suite-wide shift, or nothing decided\n"
     "  130  interrupted (Ctrl-C); the results of the points (ab: pairs) that finished were kept\n"
     "  143, 129  ab: ended by SIGTERM or SIGHUP; its run in flight ended too, no verdicts\n"
     "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"

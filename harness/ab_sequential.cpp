@@ -97,7 +97,7 @@ void SequentialAb::add_pair(const RunResults& a, const RunResults& b) {
         Comparison c;
         c.name = name;
         c.family = s.family;
-        c.verdict = Verdict::inconclusive;
+        c.verdict = Verdict::unresolved;
         c.reason = fmt::format("not measured in build {}'s first run: {}: {}", &r == ra->second ? 'A' : 'B',
                                r.status == Status::skipped ? "skipped" : "failed", r.reason);
         s.decided = c;
@@ -174,7 +174,13 @@ bool SequentialAb::done() const {
 }
 
 GateReport SequentialAb::report(const std::string& a_origin, const std::string& b_origin) const {
-  GateReport report{a_origin, b_origin, config_, {}, "sequential CI", "p (adj.)", "spent over benchmarks and looks"};
+  GateReport report;
+  report.baseline_origin = a_origin;
+  report.current_origin = b_origin;
+  report.config = config_;
+  report.interval_label = "sequential CI";
+  report.p_label = "p (adj.)";
+  report.correction = "spent over benchmarks and looks";
   for (const auto& [name, s] : series_) {
     if (s.decided) {
       report.comparisons.push_back(*s.decided);
@@ -201,7 +207,7 @@ GateReport SequentialAb::report(const std::string& a_origin, const std::string& 
       c.family = s.family;
       c.reason = "fewer than 2 pairs with samples of both builds";
     }
-    c.verdict = Verdict::inconclusive;
+    c.verdict = Verdict::unresolved;
     report.comparisons.push_back(c);
   }
   for (const auto& c : one_sided_) report.comparisons.push_back(c);

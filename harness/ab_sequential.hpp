@@ -40,7 +40,7 @@ class SequentialAb {
   bool done() const;  // every benchmark decided, or no look left
   int pairs() const { return pairs_; }
   const LookPlan& plan() const { return plan_; }
-  // The verdicts so far; an undecided benchmark is INCONCLUSIVE, with the change it can
+  // The verdicts so far; an undecided benchmark is UNRESOLVED, with the change it can
   // resolve at this noise.
   GateReport report(const std::string& a_origin, const std::string& b_origin) const;
 

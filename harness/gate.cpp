@@ -105,7 +105,7 @@ void decide(Comparison& c, const GateConfig& config, int tests, const Power& pow
                                                          "be the clock's", c.clock_current, c.clock_baseline)
                                            : "");
   } else if (c.clock_differs) {
-    c.verdict = Verdict::inconclusive;
+    c.verdict = Verdict::unresolved;
     c.reason = fmt::format("clock {:.0f} MHz vs baseline {:.0f} MHz (more than {:.0f}% apart): samples not comparable; {}",
                            c.clock_current, c.clock_baseline, 100 * config.clock_tolerance, stats);
   } else if (improved) {
@@ -115,7 +115,7 @@ void decide(Comparison& c, const GateConfig& config, int tests, const Power& pow
     c.verdict = Verdict::pass;
     c.reason = fmt::format("slowdown below {:.0f}% with 95% confidence; {}", 100 * c.tau, stats);
   } else {
-    c.verdict = Verdict::inconclusive;
+    c.verdict = Verdict::unresolved;
     c.reason = power.can_reach
                    ? fmt::format("cannot tell a {:.0f}% slowdown from noise: {}; CV {:.1f}% / {:.1f}%; "
                                  "detectable change at this noise: {}{}", 100 * c.tau, stats, 100 * c.cv_baseline,
@@ -150,7 +150,7 @@ std::string_view verdict_name(Verdict v) {
     case Verdict::pass: return "PASS";
     case Verdict::fail: return "FAIL";
     case Verdict::improved: return "IMPROVED";
-    case Verdict::inconclusive: return "INCONCLUSIVE";
+    case Verdict::unresolved: return "UNRESOLVED";
     case Verdict::added: return "NEW";
     case Verdict::missing: return "MISSING";
   }
@@ -216,7 +216,7 @@ bool settle_broken_point(Comparison& c, const ResultRecord& current) {
     c.reason = fmt::format("the run {}: {}", current.status == Status::failed ? "failed its correctness check" : "errored",
                            current.reason);
   } else if (current.status != Status::ok) {
-    c.verdict = Verdict::inconclusive;
+    c.verdict = Verdict::unresolved;
     c.reason = fmt::format("no measurement to compare: run {}{}", status_name(current.status),
                            current.reason.empty() ? "" : " (" + current.reason + ")");
   } else {
@@ -233,13 +233,23 @@ void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns)
         return r.name == c.name && r.tested;
       });
       if (again == rerun.comparisons.end() || again->verdict == Verdict::fail) continue;
-      c.verdict = Verdict::inconclusive;
+      c.verdict = Verdict::unresolved;
       c.reason = fmt::format("a FAIL in {} ({}) that {} does not repeat ({}, {}): one run's outlier, or a slowdown too "
                              "small to show in every run; {}", report.current_origin, percent(c.change), rerun.current_origin,
                              verdict_name(again->verdict), percent(again->change), c.reason);
       break;
     }
   }
+}
+
+bool Comparison::unresolved_above_tau() const {
+  return verdict == Verdict::unresolved && tested && std::log1p(change_low) > std::log1p(tau);
+}
+
+int GateReport::count_unresolved_above_tau() const {
+  int n = 0;
+  for (const auto& c : comparisons) n += c.unresolved_above_tau();
+  return n;
 }
 
 int GateReport::count(Verdict v) const {
@@ -250,7 +260,10 @@ int GateReport::count(Verdict v) const {
 
 GateReport gate_results(const RunResults& baseline, const RunResults& current, const GateConfig& config,
                         const std::string& baseline_origin, const std::string& current_origin) {
-  GateReport report{baseline_origin, current_origin, config, {}};
+  GateReport report;
+  report.baseline_origin = baseline_origin;
+  report.current_origin = current_origin;
+  report.config = config;
   std::map<std::string, const ResultRecord*> base;
   for (const auto& r : baseline.results) base[r.problem.name()] = &r;
   std::vector<std::size_t> tested;  // comparisons that get a p-value

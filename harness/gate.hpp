@@ -13,8 +13,8 @@
 
 namespace rooftop {
 
-enum class Verdict { pass, fail, improved, inconclusive, added, missing };
-std::string_view verdict_name(Verdict verdict);  // PASS, FAIL, IMPROVED, INCONCLUSIVE, NEW, MISSING
+enum class Verdict { pass, fail, improved, unresolved, added, missing };
+std::string_view verdict_name(Verdict verdict);  // PASS, FAIL, IMPROVED, UNRESOLVED, NEW, MISSING
 
 struct ThresholdOverride {
   std::string pattern;  // regular expression (RE2) searched in benchmark names
@@ -26,7 +26,7 @@ struct GateConfig {
   double alpha = 0.001;        // family-wise, after Holm's correction across the suite
   double tau_kernel = 0.03;    // slowdown that matters for kernels (gemm, attention)
   double tau_system = 0.05;    // for collectives and end-to-end inference
-  int min_repetitions = 7;     // per side, or INCONCLUSIVE
+  int min_repetitions = 7;     // per side, or UNRESOLVED
   double clock_tolerance = 0.05;  // relative difference of median clocks that makes samples not comparable
   int min_baseline_runs = 3;  // a baseline of this many runs is tested with the run as the unit
   std::vector<ThresholdOverride> overrides;
@@ -41,11 +41,14 @@ GateConfig load_gate_config(const std::filesystem::path& path);
 struct Comparison {
   std::string name;
   std::string family;
-  Verdict verdict = Verdict::inconclusive;
+  Verdict verdict = Verdict::unresolved;
   std::string reason;
   int baseline_count = 0, current_count = 0;
   double change = 0;                    // relative change of time: +0.10 = 10% slower
-  double change_low = 0, change_high = 0;  // 95% CI of the change
+  double change_low = 0, change_high = 0;  // 95% CI of the change, this benchmark alone
+  // The interval at the suite's level (every benchmark's at once: Bonferroni), the one FAIL
+  // and IMPROVED are read from; infinite where no such interval was computed.
+  double decision_low = -std::numeric_limits<double>::infinity(), decision_high = std::numeric_limits<double>::infinity();
   double p = 1, p_holm = 1;
   double cv_baseline = 0, cv_current = 0;
   double minimum_detectable = std::numeric_limits<double>::infinity();  // relative change
@@ -56,6 +59,23 @@ struct Comparison {
   bool tested = false;  // a test ran (a p-value): only a tested re-run can clear a FAIL
   std::vector<double> baseline_samples, current_samples;  // seconds per iteration
   bool compared() const { return baseline_count > 0 && current_count > 0; }
+  // UNRESOLVED, yet its own 95% interval lies wholly above tau: likely a slowdown that the
+  // suite's level cannot confirm. Never an all-clear (exit 6, amber).
+  bool unresolved_above_tau() const;
+};
+
+// "Everything slower together": the current run's factor shared by all its benchmarks
+// (the median of their shifts), a question of its own. It is the machine (a run effect
+// within the spread of the baseline runs' factors) or a global change; with too few
+// baseline runs the gate says it cannot tell.
+struct SuiteShift {
+  bool estimated = false;  // enough benchmarks to tell a shared factor from each one's change
+  int benchmarks = 0;
+  double change = 0, change_low = 0, change_high = 0;  // of the shared factor, 95%
+  double run_spread = 0;   // sd of the baseline runs' factors (log), 0 where unknown
+  int baseline_runs = 0;
+  Verdict verdict = Verdict::pass;  // PASS (within tau or the machine's drift), UNRESOLVED
+  std::string reason;
 };
 
 struct GateReport {
@@ -66,20 +86,22 @@ struct GateReport {
   // looks' spent levels for the sequential `ab`.
   std::string interval_label = "95% CI", p_label = "p (Holm)", correction = "Holm";
   bool run_unit = false;  // tested with the run as the unit (harness/run_unit_gate.hpp)
+  SuiteShift suite_shift;
   int count(Verdict v) const;
+  int count_unresolved_above_tau() const;
 };
 
 // The comparison of a current point before its baseline is looked up: its name, family,
 // threshold and samples.
 Comparison current_side(const ResultRecord& current, const GateConfig& config);
 // A point of the current run that has no time to compare: FAIL for a failed check or an
-// error, INCONCLUSIVE for a skipped point. False (and `c` untouched) when it has one.
+// error, UNRESOLVED for a skipped point. False (and `c` untouched) when it has one.
 bool settle_broken_point(Comparison& c, const ResultRecord& current);
 
 // A re-run confirms or clears each FAIL (an intersection-union test, Berger 1982: a FAIL
 // must be a FAIL in every run of the build that measured it, so its false-alarm rate is at
 // most one run's, and their product where runs are independent). A timing FAIL that a
-// re-run tested and did not repeat becomes INCONCLUSIVE; a broken point stays FAIL.
+// re-run tested and did not repeat becomes UNRESOLVED; a broken point stays FAIL.
 // Benchmarks a re-run left out, skipped or could not test keep their verdict.
 void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns);
 

@@ -101,7 +101,10 @@ double moderated_variance(const VariancePrior& prior, double s2, double df) {
 
 GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& current, const GateConfig& config,
                              const std::string& current_origin) {
-  GateReport report{baseline.origin, current_origin, config, {}};
+  GateReport report;
+  report.baseline_origin = baseline.origin;
+  report.current_origin = current_origin;
+  report.config = config;
   report.interval_label = "95% CI, runs";
   report.p_label = "p (Holm)";
   report.correction = fmt::format("Holm, {} baseline runs as the unit", baseline.runs);
@@ -203,7 +206,7 @@ GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& 
       c.verdict = Verdict::pass;
       c.reason = fmt::format("slowdown below {:.0f}% with 95% confidence; {}", 100 * c.tau, stats);
     } else {
-      c.verdict = Verdict::inconclusive;
+      c.verdict = Verdict::unresolved;
       c.reason = fmt::format("cannot tell a {:.0f}% slowdown from the spread between runs: {}; a slowdown of {} or more "
                              "would FAIL here", 100 * c.tau, stats, percent(c.minimum_detectable));
     }

@@ -41,7 +41,7 @@ double moderated_variance(const VariancePrior& prior, double s2, double df);
 
 // FAIL when the one-sided test that the slowdown exceeds tau rejects at alpha after Holm
 // (the whole interval at that level lies above tau); IMPROVED alike below -tau; PASS when
-// the 95% interval lies below tau; else INCONCLUSIVE with the slowdown that would FAIL.
+// the 95% interval lies below tau; else UNRESOLVED with the slowdown that would FAIL.
 GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& current, const GateConfig& config,
                              const std::string& current_origin);
 

@@ -47,9 +47,9 @@ double median_seconds(const std::vector<double>& v) {
 }  // namespace
 
 std::string gate_summary_line(const GateReport& r) {
-  return fmt::format("{} FAIL, {} IMPROVED, {} PASS, {} INCONCLUSIVE, {} NEW, {} MISSING (alpha {} {}, tau {:.0f}% kernels / {:.0f}% systems)",
+  return fmt::format("{} FAIL, {} IMPROVED, {} PASS, {} UNRESOLVED, {} NEW, {} MISSING (alpha {} {}, tau {:.0f}% kernels / {:.0f}% systems)",
                      r.count(Verdict::fail), r.count(Verdict::improved), r.count(Verdict::pass),
-                     r.count(Verdict::inconclusive), r.count(Verdict::added), r.count(Verdict::missing), r.config.alpha, r.correction,
+                     r.count(Verdict::unresolved), r.count(Verdict::added), r.count(Verdict::missing), r.config.alpha, r.correction,
                      100 * r.config.tau_kernel, 100 * r.config.tau_system);
 }
 
@@ -75,7 +75,7 @@ std::string gate_markdown(const GateReport& r) {
   auto rank = [](Verdict v) {
     switch (v) {
       case Verdict::fail: return 0;
-      case Verdict::inconclusive: return 1;
+      case Verdict::unresolved: return 1;
       case Verdict::missing: return 2;
       case Verdict::improved: return 3;
       case Verdict::added: return 4;
@@ -94,7 +94,7 @@ std::string gate_markdown(const GateReport& r) {
 std::string gate_junit(const GateReport& r) {
   const int tests = static_cast<int>(r.comparisons.size());
   const int failures = r.count(Verdict::fail);
-  const int skipped = r.count(Verdict::inconclusive);
+  const int skipped = r.count(Verdict::unresolved);
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   xml += fmt::format("<testsuites name=\"rooftop gate\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n", tests, failures, skipped);
   xml += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\">\n",
@@ -105,7 +105,7 @@ std::string gate_junit(const GateReport& r) {
                        xml_escape(c.name), median_seconds(c.current_samples));
     const std::string message = xml_escape(fmt::format("{}: {}", verdict_name(c.verdict), c.reason));
     if (c.verdict == Verdict::fail) xml += fmt::format("<failure message=\"{}\">{}</failure>", message, message);
-    else if (c.verdict == Verdict::inconclusive) xml += fmt::format("<skipped message=\"{}\"/>", message);
+    else if (c.verdict == Verdict::unresolved) xml += fmt::format("<skipped message=\"{}\"/>", message);
     else xml += fmt::format("<system-out>{}</system-out>", message);
     xml += "</testcase>\n";
   }

@@ -411,7 +411,7 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
 int urgency(Verdict v) {
   switch (v) {
     case Verdict::fail: return 0;
-    case Verdict::inconclusive: return 1;
+    case Verdict::unresolved: return 1;
     case Verdict::missing: return 2;
     case Verdict::added: return 3;
     case Verdict::improved: return 4;
@@ -482,8 +482,8 @@ data gate_section(const GateReport& g) {
     gate_rows.push_back(row);
   }
   data gate;
-  gate.set("summary", fmt::format("{} FAIL, {} IMPROVED, {} INCONCLUSIVE, {} PASS, {} NEW, {} MISSING", g.count(Verdict::fail),
-                                  g.count(Verdict::improved), g.count(Verdict::inconclusive), g.count(Verdict::pass),
+  gate.set("summary", fmt::format("{} FAIL, {} IMPROVED, {} UNRESOLVED, {} PASS, {} NEW, {} MISSING", g.count(Verdict::fail),
+                                  g.count(Verdict::improved), g.count(Verdict::unresolved), g.count(Verdict::pass),
                                   g.count(Verdict::added), g.count(Verdict::missing)));
   gate.set("baseline", g.baseline_origin);
   gate.set("scale", fmt::format("{:+.0f}% to {:+.0f}% of each baseline's median", lo, hi));
@@ -492,7 +492,7 @@ data gate_section(const GateReport& g) {
     gate.set("left_out", fmt::format("The {} most urgent of {} verdicts are shown; `rooftop gate --json` lists every one.",
                                      order.size(), all_rows));
   // The banner says what `rooftop gate` would exit with.
-  const int compared = g.count(Verdict::pass) + g.count(Verdict::improved) + g.count(Verdict::inconclusive);
+  const int compared = g.count(Verdict::pass) + g.count(Verdict::improved) + g.count(Verdict::unresolved);
   const bool failed = g.count(Verdict::fail) > 0;
   gate.set("banner_class", failed || compared == 0 ? "banner-red" : "banner-green");
   gate.set("banner", failed         ? fmt::format("FAIL: {} regression{} (gate exit 1)", g.count(Verdict::fail),

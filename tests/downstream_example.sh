@@ -41,10 +41,10 @@ assert all(x["work"]["flops"] > 0 and x["work"]["bytes"] > 0 for x in r)
 print(f"{len(r)} points ok: " + ", ".join(x["name"] for x in r))
 PY
 
-step "gated against a baseline made from the same run: no FAIL (PASS, or INCONCLUSIVE where the machine is busy)"
+step "gated against a baseline made from the same run: no FAIL (PASS, or UNRESOLVED where the machine is busy)"
 "$bench" baseline update "$work/smoke.json" --baselines "$work/baselines"
 "$bench" gate --baseline "$work/baselines" "$work/smoke.json" | tee "$work/gate.txt"
-grep -E "^0 FAIL, 0 IMPROVED, (1 PASS, 0|0 PASS, 1) INCONCLUSIVE" "$work/gate.txt" >/dev/null
+grep -E "^0 FAIL, 0 IMPROVED, (1 PASS, 0|0 PASS, 1) UNRESOLVED" "$work/gate.txt" >/dev/null
 
 step "perf-test with the baseline: the tier is run and gated (a verdict, not a SKIP)"
 set +e

@@ -62,7 +62,7 @@ for r in slow["results"]:
 save(slow, "slow.json")  # +20% exactly: the calibration below
 # The FAIL check: every sample moved past the slowest baseline sample (at least +20%), so
 # the regression is certain whatever this host's noise (seen: within-run CVs of 50-140%
-# made a plain +20% rightly INCONCLUSIVE).
+# made a plain +20% rightly UNRESOLVED).
 separated = copy.deepcopy(results)
 for r in separated["results"]:
     t = r["samples"]["seconds_per_iteration"]

@@ -6,7 +6,7 @@ has one benchmark three times slower.
 - A baseline of one run gates by repetition and says so (a note); `--unit run` refuses it.
 - Appended to five runs, the baseline gates by run: the next A/A night exits 0, the
   slowed night exits 1 and FAILs that benchmark only.
-- `--confirm` with an A/A re-run clears the FAIL (INCONCLUSIVE, exit 0); a slowed re-run
+- `--confirm` with an A/A re-run clears the FAIL (UNRESOLVED, exit 0); a slowed re-run
   keeps it; a re-run of another tier is refused (exit 2).
 - `--history` gates against the last nights of the history (exit 0 and 1 alike); a tier it
   has no nights of, or a history of one night, exits 3.

@@ -61,10 +61,10 @@ TEST_CASE("verdicts at their boundaries", "[gate]") {
   CHECK(only(r, "slow1").verdict == Verdict::pass);
   CHECK(only(r, "slow1").p < 0.001);
   const auto noisy = only(r, "noisy");
-  CHECK(noisy.verdict == Verdict::inconclusive);
+  CHECK(noisy.verdict == Verdict::unresolved);
   CHECK(noisy.minimum_detectable > 0.03);
   CHECK_THAT(noisy.reason, Catch::Contains("detectable change"));
-  CHECK(only(r, "few").verdict == Verdict::inconclusive);
+  CHECK(only(r, "few").verdict == Verdict::unresolved);
   CHECK_THAT(only(r, "few").reason, Catch::Contains("at least 7"));
   CHECK(only(r, "added").verdict == Verdict::added);
   CHECK(only(r, "gone").verdict == Verdict::missing);
@@ -79,7 +79,7 @@ TEST_CASE("Holm across the suite: too few repetitions for many benchmarks is sai
   }
   const auto r = gate_results(run_of(b), run_of(c), GateConfig{}, "b", "c");
   const auto first = only(r, "p0");
-  CHECK(first.verdict == Verdict::inconclusive);
+  CHECK(first.verdict == Verdict::unresolved);
   CHECK_THAT(first.reason, Catch::Contains("cannot reach p <") && Catch::Contains("--repetitions"));
 }
 
@@ -91,7 +91,7 @@ TEST_CASE("FAIL needs the interval beyond tau: a change of exactly tau is not a 
   INFO(c.reason);
   CHECK(c.change > 0.03);
   CHECK(c.change_low < 0.03);
-  CHECK(c.verdict == Verdict::inconclusive);
+  CHECK(c.verdict == Verdict::unresolved);
 }
 
 TEST_CASE("a wrong result fails, so does a slowdown that lowered the clock, a clock change alone is not comparable",
@@ -107,7 +107,7 @@ TEST_CASE("a wrong result fails, so does a slowdown that lowered the clock, a cl
   CHECK(only(r, "clock").verdict == Verdict::fail);  // a regression may be what lowered the clock
   CHECK(only(r, "clock").clock_differs);
   CHECK_THAT(only(r, "clock").reason, Catch::Contains("1800 MHz") && Catch::Contains("may be the clock's"));
-  CHECK(only(r, "clock_only").verdict == Verdict::inconclusive);
+  CHECK(only(r, "clock_only").verdict == Verdict::unresolved);
   CHECK_THAT(only(r, "clock_only").reason, Catch::Contains("not comparable"));
 }
 
@@ -134,10 +134,10 @@ TEST_CASE("ab: a point that failed in build B is a FAIL, a point of one build MI
   CHECK_THAT(only(r, "broken").reason, Catch::Contains("correctness") && Catch::Contains("pair 6"));
   CHECK(only(r, "gone").verdict == Verdict::missing);
   CHECK(only(r, "added").verdict == Verdict::added);
-  CHECK(only(r, "too_big").verdict == Verdict::inconclusive);
+  CHECK(only(r, "too_big").verdict == Verdict::unresolved);
   CHECK_THAT(only(r, "too_big").reason, Catch::Contains("skipped") && Catch::Contains("needs 90 GiB"));
   // 8 pairs cannot reach the first look's level (alpha 0.001 over 2 benchmarks): said so.
-  CHECK(only(r, "same").verdict == Verdict::inconclusive);
+  CHECK(only(r, "same").verdict == Verdict::unresolved);
   CHECK_THAT(only(r, "same").reason, Catch::Contains("first look needs 12"));
 }
 

@@ -128,7 +128,7 @@ TEST_CASE("run unit: A/A suites under drift rarely FAIL, and a large slowdown FA
   for (int trial = 0; trial < 200; ++trial) {
     const auto r = gate_against_runs(suite.baseline(6), suite.run(), config, "aa");
     suites_failed += r.count(Verdict::fail) > 0;
-    compared += r.count(Verdict::pass) + r.count(Verdict::inconclusive) + r.count(Verdict::improved) + r.count(Verdict::fail);
+    compared += r.count(Verdict::pass) + r.count(Verdict::unresolved) + r.count(Verdict::improved) + r.count(Verdict::fail);
   }
   CHECK(compared == 200 * suite.benchmarks);
   CHECK(suites_failed >= 2);   // about 10 expected (alpha 5% of 200, Holm a little below)
@@ -165,7 +165,7 @@ TEST_CASE("run unit: a 2x speed-up is IMPROVED, one benchmark keeps its own vari
   base.medians_s[name_of(1)] = {1e-3, 1e-3, 1e-3};
   cur.results = {point(shape_of(1), 2e-3)};
   const auto same = gate_against_runs(base, cur, GateConfig{}, "c");
-  CHECK(named(same, name_of(1)).verdict == Verdict::inconclusive);
+  CHECK(named(same, name_of(1)).verdict == Verdict::unresolved);
   CHECK(named(same, name_of(1)).reason.find("identical") != std::string::npos);
   CHECK_FALSE(named(same, name_of(1)).tested);
 }
@@ -181,13 +181,13 @@ TEST_CASE("run unit: one baseline run, a broken point, NEW and MISSING", "[gate]
   cur.results[1].reason = "C[0,0] = 7, reference 8";
   base.medians_s[name_of(4)] = {1e-3, 1.01e-3, 0.98e-3};  // measured with too few repetitions
   const auto r = gate_against_runs(base, cur, GateConfig{}, "c");
-  CHECK(named(r, name_of(0)).verdict == Verdict::inconclusive);
+  CHECK(named(r, name_of(0)).verdict == Verdict::unresolved);
   CHECK(named(r, name_of(0)).reason.find("only one baseline run") != std::string::npos);
   CHECK(named(r, name_of(1)).verdict == Verdict::fail);
   CHECK(named(r, name_of(1)).broken);
   CHECK(named(r, name_of(2)).verdict == Verdict::missing);
   CHECK(named(r, name_of(3)).verdict == Verdict::added);
-  CHECK(named(r, name_of(4)).verdict == Verdict::inconclusive);
+  CHECK(named(r, name_of(4)).verdict == Verdict::unresolved);
   CHECK(named(r, name_of(4)).reason.find("at least 7") != std::string::npos);
 }
 
@@ -203,7 +203,7 @@ TEST_CASE("a re-run confirms a FAIL or clears it, never a broken point", "[gate]
   REQUIRE(r.count(Verdict::fail) == 3);
   confirm_failures(r, {gate_against_runs(base, again, GateConfig{}, "again.json")});
   CHECK(named(r, name_of(0)).verdict == Verdict::fail);          // repeated
-  CHECK(named(r, name_of(1)).verdict == Verdict::inconclusive);  // cleared
+  CHECK(named(r, name_of(1)).verdict == Verdict::unresolved);  // cleared
   CHECK(named(r, name_of(1)).reason.find("again.json does not repeat") != std::string::npos);
   CHECK(named(r, name_of(2)).verdict == Verdict::fail);  // an error stays an error
 
@@ -218,7 +218,7 @@ TEST_CASE("a re-run confirms a FAIL or clears it, never a broken point", "[gate]
   // A re-run of only some benchmarks leaves the others as they were.
   auto s = gate_against_runs(base, first, GateConfig{}, "first.json");
   confirm_failures(s, {gate_against_runs(base, partial, GateConfig{}, "partial.json")});
-  CHECK(named(s, name_of(0)).verdict == Verdict::inconclusive);
+  CHECK(named(s, name_of(0)).verdict == Verdict::unresolved);
   CHECK(named(s, name_of(1)).verdict == Verdict::fail);
 }
 
