@@ -96,10 +96,11 @@ std::optional<GateReport> gate_against_baseline(const fs::path& where, const Run
   if (unit == GateUnit::run || (unit == GateUnit::automatic && fewest_runs >= config.min_baseline_runs))
     return gate_against_runs(runs, run, config, run_origin);
   if (unit == GateUnit::automatic)
-    fmt::print(stderr, "rooftop: note: the baseline keeps {}: the gate tests this run's repetitions against the "
-                       "baseline's, which cannot see drift between runs; with {} or more runs in the baseline (`rooftop "
-                       "baseline update --append RESULTS`) it tests against their spread\n",
-               kept_medians(fewest_runs), config.min_baseline_runs);
+    fmt::print(stderr, "rooftop: note: the baseline keeps {}: each benchmark's drift between runs is estimated across "
+                       "the suite's benchmarks from this one comparison, and a shift of the whole suite cannot be told "
+                       "from the machine's; with {} or more runs in the baseline (`rooftop baseline update --append "
+                       "RESULTS`) both are measured\n",
+               kept_medians(fewest_runs), std::max(config.min_baseline_runs, 3));
   return gate_results(merged, run, config, origin, run_origin);
 }
 
@@ -109,22 +110,15 @@ fs::path machine_gate_config(const fs::path& where, const RunResults& run) {
 }
 
 int gate_exit_code(const GateReport& r) {
-  if (r.count(Verdict::fail)) return kExitFailure;
+  const int code = rooftop::gate_exit_code(r);
   // Nothing in common is not a pass: a baseline of another suite, tier or shapes, or an
   // empty run, compared no benchmark at all.
-  const auto compared = r.count(Verdict::pass) + r.count(Verdict::improved) + r.count(Verdict::unresolved);
-  if (compared == 0) {
+  if (code == kExitUsage)
     fmt::print(stderr, "rooftop: error: no benchmark was compared ({} NEW, {} MISSING): the run and the baseline share "
                        "no benchmark name; gate a run of the baseline's suite, tier and shapes, or make a baseline of "
                        "this run (`rooftop baseline update`)\n",
                r.count(Verdict::added), r.count(Verdict::missing));
-    return kExitUsage;
-  }
-  // Never an all-clear over a slowdown the suite's level could not confirm, a suite-wide
-  // shift it cannot attribute, or a run that decided nothing.
-  const bool decided = r.count(Verdict::pass) + r.count(Verdict::improved) > 0;
-  if (r.count_unresolved_above_tau() > 0 || r.suite_shift.verdict == Verdict::unresolved || !decided) return kExitUnresolved;
-  return kExitOk;
+  return code;
 }
 
 }  // namespace rooftop::cli

@@ -10,7 +10,9 @@
 #include <map>
 
 #include "harness/errors.hpp"
-#include "harness/gate_statistics.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/gate_decision.hpp"
+#include "harness/noise_model.hpp"
 #include "harness/json_file.hpp"
 #include "harness/statistics.hpp"
 
@@ -24,124 +26,20 @@ double median_clock(const ResultRecord& r) {
   return c.empty() ? 0.0 : median(c);
 }
 
-std::vector<double> logs(const std::vector<double>& v) {
-  std::vector<double> out;
-  for (double x : v) out.push_back(std::log(x));
-  return out;
-}
-
-double pooled_sd(const std::vector<double>& a, const std::vector<double>& b) {
-  const double sa = sample_stddev(a), sb = sample_stddev(b);
-  const double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
-  if (na + nb <= 2) return 0;
-  return std::sqrt(((na - 1) * sa * sa + (nb - 1) * sb * sb) / (na + nb - 2));
-}
-
-// The repetitions per side at which complete separation can reach `alpha`.
-int repetitions_needed(double alpha) {
-  for (int n = 2; n <= 60; ++n)
-    if (smallest_mann_whitney_p(n, n) < alpha) return n;
-  return 60;
-}
-
 std::string percent(double x) { return std::isfinite(x) ? fmt::format("{:+.1f}%", 100 * x) : "inf"; }
 
-// Measures one benchmark present on both sides with usable samples.
-void measure_change(Comparison& c) {
-  const auto lx = logs(c.baseline_samples), ly = logs(c.current_samples);
-  const double shift = hodges_lehmann_shift(lx, ly);
-  // The exact distribution-free interval: one partial sort, where a bootstrap of the same
-  // estimator took 2000 of them (50,000 benchmarks took minutes: issue 19).
-  const auto ci = hodges_lehmann_ci(lx, ly, 0.95);
-  c.change = std::expm1(shift);
-  c.change_low = std::expm1(ci.low);
-  c.change_high = std::expm1(ci.high);
-  c.p = mann_whitney_p(lx, ly);
+// One run's samples on each side: their Hodges-Lehmann locations, and the repetitions'
+// noise of each as the within-run part of the model.
+ModelInput repetition_input(Comparison& c) {
+  const auto base = run_location(c.baseline_samples), cur = run_location(c.current_samples);
   c.cv_baseline = summarize(c.baseline_samples).cv;
   c.cv_current = summarize(c.current_samples).cv;
-}
-
-// What the test could detect: the smallest change it reaches significance for at this
-// noise, or why it cannot reach significance at all with these counts.
-struct Power {
-  double minimum_detectable = std::numeric_limits<double>::infinity();
-  bool can_reach = false;
-  std::string how_to_reach;  // e.g. "use --repetitions 12 or more"
-  int repetitions_for_tau = 0;  // per side, to detect tau at this noise (0: not computed)
-};
-
-Power two_sample_power(const Comparison& c, double strictest) {
-  Power p;
-  const double sd = pooled_sd(logs(c.baseline_samples), logs(c.current_samples));
-  p.can_reach = smallest_mann_whitney_p(c.baseline_count, c.current_count) < strictest;
-  p.minimum_detectable = p.can_reach ? std::expm1(minimum_detectable_log_shift(sd, c.baseline_count, c.current_count, strictest))
-                                     : std::numeric_limits<double>::infinity();
-  // Repetitions per side at which this noise would resolve tau (the detectable shift
-  // shrinks as sqrt(2 / n)).
-  const double at_two = minimum_detectable_log_shift(sd, 2, 2, strictest);
-  p.repetitions_for_tau = std::max(repetitions_needed(strictest),
-                                   static_cast<int>(std::ceil(2.0 * std::pow(at_two / std::log1p(c.tau), 2))));
-  p.how_to_reach = fmt::format("{} vs {} repetitions cannot reach p < {:.2g}: use --repetitions {} or more", c.baseline_count,
-                               c.current_count, strictest, repetitions_needed(strictest));
-  return p;
-}
-
-void decide(Comparison& c, const GateConfig& config, int tests, const Power& power) {
-  const double tau = std::log1p(c.tau);
-  const double low = std::log1p(c.change_low), high = std::log1p(c.change_high);
-  c.minimum_detectable = power.minimum_detectable;
-  const std::string stats = fmt::format("change {} [{}, {}], p {:.2g} (Holm {:.2g})", percent(c.change),
-                                        percent(c.change_low), percent(c.change_high), c.p, c.p_holm);
-  // FAIL and IMPROVED: significant after Holm, and the whole 95% interval beyond tau, so
-  // that a true change of exactly tau is not a coin toss. A FAIL is a FAIL even where the
-  // clocks moved: a regression may be what lowered them.
-  const bool significant = c.p_holm < config.alpha;
-  const bool fail = significant && low >= tau, improved = significant && high <= -tau;
-  if (fail) {
-    c.verdict = Verdict::fail;
-    c.reason = fmt::format("slower by {}: its 95% interval lies above the {:.0f}% threshold; {}{}", percent(c.change),
-                           100 * c.tau, stats,
-                           c.clock_differs ? fmt::format("; clock {:.0f} MHz vs baseline {:.0f} MHz: the slowdown may "
-                                                         "be the clock's", c.clock_current, c.clock_baseline)
-                                           : "");
-  } else if (c.clock_differs) {
-    c.verdict = Verdict::unresolved;
-    c.reason = fmt::format("clock {:.0f} MHz vs baseline {:.0f} MHz (more than {:.0f}% apart): samples not comparable; {}",
-                           c.clock_current, c.clock_baseline, 100 * config.clock_tolerance, stats);
-  } else if (improved) {
-    c.verdict = Verdict::improved;
-    c.reason = fmt::format("faster by {}: its 95% interval lies below -{:.0f}%; {}", percent(-c.change), 100 * c.tau, stats);
-  } else if (high < tau) {
-    c.verdict = Verdict::pass;
-    c.reason = fmt::format("slowdown below {:.0f}% with 95% confidence; {}", 100 * c.tau, stats);
-  } else {
-    c.verdict = Verdict::unresolved;
-    c.reason = power.can_reach
-                   ? fmt::format("cannot tell a {:.0f}% slowdown from noise: {}; CV {:.1f}% / {:.1f}%; "
-                                 "detectable change at this noise: {}{}", 100 * c.tau, stats, 100 * c.cv_baseline,
-                                 100 * c.cv_current, percent(c.minimum_detectable),
-                                 power.repetitions_for_tau > 0
-                                     ? fmt::format(" (about {} repetitions per side would resolve {:.0f}%)",
-                                                   power.repetitions_for_tau, 100 * c.tau)
-                                     : "")
-                   : fmt::format("{} ({} benchmarks, alpha {}); {}", power.how_to_reach, tests, config.alpha, stats);
-  }
-}
-
-// Holm across the comparisons that got a p-value, then a verdict for each. (Intervals
-// adjusted by the false coverage rate instead of Holm were measured on the development
-// VM's drifting runs and gave more false alarms there: docs/PERFORMANCE.md.)
-template <typename PowerOf>
-void adjust_and_decide(GateReport& report, const std::vector<std::size_t>& tested, PowerOf power_of) {
-  std::vector<double> p;
-  for (auto i : tested) p.push_back(report.comparisons[i].p);
-  const auto adjusted = holm_adjust(p);
-  const int tests = static_cast<int>(tested.size());
-  for (std::size_t k = 0; k < tested.size(); ++k) {
-    auto& c = report.comparisons[tested[k]];
-    c.p_holm = adjusted[k];
-    decide(c, report.config, tests, power_of(c, report.config.alpha / tests));
-  }
+  ModelInput in;
+  in.baseline = {base.location};
+  in.current = cur.location;
+  in.within = base.variance + cur.variance;
+  in.floor = std::max(base.floor, cur.floor);
+  return in;
 }
 }  // namespace
 
@@ -178,6 +76,7 @@ GateConfig load_gate_config(const std::filesystem::path& path) {
   number("tau_kernel", c.tau_kernel, 0, 10);
   number("tau_system", c.tau_system, 0, 10);
   number("clock_tolerance", c.clock_tolerance, 0, 10);
+  number("drift_prior", c.drift_prior, 0, 10);
   double reps = c.min_repetitions;
   number("min_repetitions", reps, 2, 1000);
   c.min_repetitions = static_cast<int>(reps);
@@ -242,6 +141,17 @@ void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns)
   }
 }
 
+int gate_exit_code(const GateReport& r) {
+  if (r.count(Verdict::fail) || r.suite_shift.verdict == Verdict::fail) return kExitFailure;
+  const int decided = r.count(Verdict::pass) + r.count(Verdict::improved);
+  if (decided + r.count(Verdict::unresolved) == 0) return kExitUsage;  // nothing in common
+  // Never an all-clear over a slowdown the suite's level could not confirm, a suite-wide
+  // shift it cannot attribute, or a run that decided nothing.
+  if (r.count_unresolved_above_tau() > 0 || r.suite_shift.verdict == Verdict::unresolved || decided == 0)
+    return kExitUnresolved;
+  return kExitOk;
+}
+
 bool Comparison::unresolved_above_tau() const {
   return verdict == Verdict::unresolved && tested && std::log1p(change_low) > std::log1p(tau);
 }
@@ -266,7 +176,8 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
   report.config = config;
   std::map<std::string, const ResultRecord*> base;
   for (const auto& r : baseline.results) base[r.problem.name()] = &r;
-  std::vector<std::size_t> tested;  // comparisons that get a p-value
+  std::vector<std::size_t> tested;  // comparisons the model decides
+  std::vector<ModelInput> inputs;
   for (const auto& cur : current.results) {
     Comparison c = current_side(cur, config);
     const auto it = base.find(c.name);
@@ -290,8 +201,7 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
         c.reason = fmt::format("{} baseline and {} current repetitions: at least {} per side are needed",
                                c.baseline_count, c.current_count, config.min_repetitions);
       } else {
-        measure_change(c);
-        c.tested = true;
+        inputs.push_back(repetition_input(c));
         tested.push_back(report.comparisons.size());
       }
     }
@@ -307,7 +217,7 @@ GateReport gate_results(const RunResults& baseline, const RunResults& current, c
     c.baseline_count = static_cast<int>(c.baseline_samples.size());
     report.comparisons.push_back(std::move(c));
   }
-  adjust_and_decide(report, tested, two_sample_power);
+  decide_by_model(report, tested, inputs, 1);
   return report;
 }
 

@@ -7,38 +7,25 @@
 #include <limits>
 #include <numeric>
 
+#include "harness/gate_decision.hpp"
 #include "harness/gate_statistics.hpp"
+#include "harness/noise_model.hpp"
 #include "harness/special_functions.hpp"
 #include "harness/statistics.hpp"
 
 namespace rooftop {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-std::string percent(double x) { return std::isfinite(x) ? fmt::format("{:+.1f}%", 100 * x) : "inf"; }
 
 std::string family_of(const std::string& name) { return name.substr(0, name.find('/')); }
 
-// One benchmark's test: its baseline runs' log-medians against the current run's.
-struct RunTest {
-  std::size_t index = 0;  // in the report's comparisons
-  int runs = 0;
-  double mean = 0, variance = 0, current = 0;
-  double shift() const { return current - mean; }
-};
-
-RunTest summarize_runs(std::size_t index, const std::vector<double>& medians_s, double current_median_s) {
-  RunTest t;
-  t.index = index;
-  t.runs = static_cast<int>(medians_s.size());
+// The spread of the baseline runs' log-medians, for the table's CV column.
+double sample_variance_of_logs(const std::vector<double>& medians_s) {
   std::vector<double> logs;
   for (double m : medians_s) logs.push_back(std::log(m));
-  t.mean = mean(logs);
-  const double sd = sample_stddev(logs);
-  t.variance = sd * sd;
-  t.current = std::log(current_median_s);
-  return t;
+  const double sd = logs.size() > 1 ? sample_stddev(logs) : 0;
+  return sd * sd;
 }
 
 }  // namespace
@@ -88,7 +75,7 @@ VariancePrior fit_variance_prior(std::span<const double> variances, std::span<co
     prior.df = 2 * trigamma_inverse(spread);
     prior.variance = std::exp(centre + digamma(prior.df / 2) - std::log(prior.df / 2));
   } else {
-    prior.df = kInfinity;
+    prior.df = std::numeric_limits<double>::infinity();
     prior.variance = std::exp(centre);
   }
   return prior;
@@ -106,11 +93,11 @@ GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& 
   report.current_origin = current_origin;
   report.config = config;
   report.interval_label = "95% CI, runs";
-  report.p_label = "p (Holm)";
-  report.correction = fmt::format("Holm, {} baseline runs as the unit", baseline.runs);
+  report.correction = fmt::format("Bonferroni, {} baseline runs as the unit", baseline.runs);
   report.run_unit = true;
   auto unmatched = baseline.medians_s;
-  std::vector<RunTest> tests;
+  std::vector<std::size_t> tested;
+  std::vector<ModelInput> inputs;
   for (const auto& cur : current.results) {
     Comparison c = current_side(cur, config);
     const auto it = unmatched.find(c.name);
@@ -128,7 +115,15 @@ GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& 
         } else if (c.current_count < config.min_repetitions) {
           c.reason = fmt::format("{} repetitions: at least {} are needed", c.current_count, config.min_repetitions);
         } else {
-          tests.push_back(summarize_runs(report.comparisons.size(), c.baseline_samples, median(c.current_samples)));
+          // Run medians on both sides: a run's location is its median here, as the stored runs' are.
+          ModelInput in;
+          for (double m : c.baseline_samples) in.baseline.push_back(std::log(m));
+          in.current = std::log(median(c.current_samples));
+          in.floor = run_location(c.current_samples).floor;
+          c.cv_baseline = std::sqrt(sample_variance_of_logs(c.baseline_samples));
+          c.cv_current = summarize(c.current_samples).cv;
+          inputs.push_back(std::move(in));
+          tested.push_back(report.comparisons.size());
         }
       }
     }
@@ -144,73 +139,8 @@ GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& 
     c.baseline_count = static_cast<int>(medians.size());
     report.comparisons.push_back(std::move(c));
   }
-  if (tests.empty()) return report;
-
-  std::vector<double> variances, dfs;
-  for (const auto& t : tests) {
-    variances.push_back(t.variance);
-    dfs.push_back(t.runs - 1);
-  }
-  const auto prior = fit_variance_prior(variances, dfs);
-  // As limma does, no more degrees of freedom than all benchmarks' runs hold together.
-  const double pooled_df = std::accumulate(dfs.begin(), dfs.end(), 0.0);
-  std::vector<double> p_slower, p_faster, se, df;
-  std::vector<RunTest> testable;
-  for (const auto& t : tests) {
-    auto& c = report.comparisons[t.index];
-    const double tau = std::log1p(c.tau);
-    // The current run's median has the spread of a baseline run's about their true centre,
-    // and the baseline's mean has 1/k of it.
-    const double error = std::sqrt(moderated_variance(prior, t.variance, t.runs - 1) * (1 + 1.0 / t.runs));
-    if (!(error > 0)) {  // identical medians in every run: a spread of zero tests nothing
-      c.reason = fmt::format("the {} baseline runs' medians are identical: no spread to test against (was one run "
-                             "promoted twice?)", t.runs);
-      continue;
-    }
-    c.tested = true;
-    testable.push_back(t);
-    se.push_back(error);
-    df.push_back(std::min(prior.df + t.runs - 1, pooled_df));
-    p_slower.push_back(student_t_cdf((tau - t.shift()) / error, df.back()));  // the upper tail, without cancellation
-    p_faster.push_back(student_t_cdf((t.shift() + tau) / error, df.back()));
-  }
-  tests = std::move(testable);
-  if (tests.empty()) return report;
-  const auto holm_slower = holm_adjust(p_slower), holm_faster = holm_adjust(p_faster);
-  const double strictest = config.alpha / static_cast<double>(tests.size());
-  for (std::size_t i = 0; i < tests.size(); ++i) {
-    auto& c = report.comparisons[tests[i].index];
-    const double tau = std::log1p(c.tau), shift = tests[i].shift();
-    const double half = student_t_quantile(0.975, df[i]) * se[i];
-    c.change = std::expm1(shift);
-    c.change_low = std::expm1(shift - half);
-    c.change_high = std::expm1(shift + half);
-    c.cv_baseline = std::sqrt(moderated_variance(prior, tests[i].variance, tests[i].runs - 1));
-    c.cv_current = summarize(c.current_samples).cv;
-    c.minimum_detectable = std::expm1(tau + student_t_quantile(1 - strictest, df[i]) * se[i]);
-    const bool faster = holm_faster[i] < config.alpha;
-    c.p = faster ? p_faster[i] : p_slower[i];
-    c.p_holm = faster ? holm_faster[i] : holm_slower[i];
-    const std::string stats = fmt::format("change {} [{}, {}] against {} runs, spread between runs {:.1f}% ({:.0f} df), "
-                                          "p {:.2g} (Holm {:.2g})", percent(c.change), percent(c.change_low),
-                                          percent(c.change_high), tests[i].runs, 100 * c.cv_baseline, df[i], c.p, c.p_holm);
-    if (holm_slower[i] < config.alpha) {
-      c.verdict = Verdict::fail;
-      c.reason = fmt::format("slower by {}: beyond the {:.0f}% threshold by more than the spread between runs; {}",
-                             percent(c.change), 100 * c.tau, stats);
-    } else if (faster) {
-      c.verdict = Verdict::improved;
-      c.reason = fmt::format("faster by {}: beyond -{:.0f}% by more than the spread between runs; {}", percent(-c.change),
-                             100 * c.tau, stats);
-    } else if (std::log1p(c.change_high) < tau) {
-      c.verdict = Verdict::pass;
-      c.reason = fmt::format("slowdown below {:.0f}% with 95% confidence; {}", 100 * c.tau, stats);
-    } else {
-      c.verdict = Verdict::unresolved;
-      c.reason = fmt::format("cannot tell a {:.0f}% slowdown from the spread between runs: {}; a slowdown of {} or more "
-                             "would FAIL here", 100 * c.tau, stats, percent(c.minimum_detectable));
-    }
-  }
+  if (tested.empty()) return report;
+  decide_by_model(report, tested, inputs, baseline.runs);
   return report;
 }
 

@@ -1,0 +1,155 @@
+#include "harness/gate_decision.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/special_functions.hpp"
+#include "harness/statistics.hpp"
+
+namespace rooftop {
+namespace {
+
+std::string percent(double x) { return std::isfinite(x) ? fmt::format("{:+.1f}%", 100 * x) : "inf"; }
+
+// The upper tail P(T > t) of a Student t.
+double upper_tail(double t, double df) { return student_t_cdf(-t, df); }
+
+std::string spread_phrase(const NoiseModel& model, int runs) {
+  if (runs >= 2) return fmt::format("the spread between {} baseline runs", runs);
+  if (model.drift_from_prior)
+    return fmt::format("an assumed run-to-run spread (1 baseline run, too few benchmarks to measure it: gate.json "
+                       "'drift_prior')");
+  return "the run-to-run spread measured across the suite's benchmarks (1 baseline run)";
+}
+
+void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& model, int runs, int tests,
+                      const GateConfig& config) {
+  const double tau = std::log1p(c.tau), se = std::sqrt(fit.variance);
+  const double q95 = student_t_quantile(0.975, fit.df);
+  const double level = std::max(config.alpha / tests, 1e-300);  // one-sided, per benchmark
+  const double q_suite = student_t_quantile(1 - level, fit.df);
+  c.change = std::expm1(fit.own);
+  c.change_low = std::expm1(fit.own - q95 * se);
+  c.change_high = std::expm1(fit.own + q95 * se);
+  c.decision_low = std::expm1(fit.own - q_suite * se);
+  c.decision_high = std::expm1(fit.own + q_suite * se);
+  const double p_slower = upper_tail((fit.own - tau) / se, fit.df), p_faster = upper_tail((-fit.own - tau) / se, fit.df);
+  const bool faster_side = p_faster < p_slower;
+  c.p = faster_side ? p_faster : p_slower;
+  c.p_holm = std::min(1.0, c.p * tests);
+  c.minimum_detectable = std::expm1(tau + q_suite * se);
+  c.tested = true;
+  const std::string shared =
+      model.suite.estimated && std::fabs(model.suite.shift) >= 0.0005
+          ? fmt::format(", the suite's shared {} taken out", percent(std::expm1(model.suite.shift)))
+          : "";
+  const std::string stats =
+      fmt::format("own change {} [{}, {}]{}; at the suite's level [{}, {}]; noise {:.1f}% from {} ({:.0f} df)",
+                  percent(c.change), percent(c.change_low), percent(c.change_high), shared, percent(c.decision_low),
+                  percent(c.decision_high), 100 * se, spread_phrase(model, runs), fit.df);
+  const std::string clocks = c.clock_differs ? fmt::format("; clock {:.0f} MHz vs baseline {:.0f} MHz", c.clock_current,
+                                                           c.clock_baseline)
+                                             : "";
+  if (fit.own - q_suite * se > tau) {
+    c.verdict = Verdict::fail;
+    c.reason = fmt::format("slower by {}: beyond the {:.0f}% threshold at the suite's level (alpha {} over {} "
+                           "benchmarks); {}{}", percent(c.change), 100 * c.tau, config.alpha, tests, stats,
+                           c.clock_differs ? clocks + ": the slowdown may be the clock's" : "");
+  } else if (c.clock_differs) {
+    c.verdict = Verdict::unresolved;
+    c.reason = fmt::format("clocks more than {:.0f}% apart{}: samples not comparable; {}", 100 * config.clock_tolerance,
+                           clocks, stats);
+  } else if (fit.own + q_suite * se < -tau) {
+    c.verdict = Verdict::improved;
+    c.reason = fmt::format("faster by {}: beyond -{:.0f}% at the suite's level; {}", percent(-c.change), 100 * c.tau, stats);
+  } else if (fit.own + q95 * se < tau) {
+    c.verdict = Verdict::pass;
+    c.reason = fmt::format("slowdown below {:.0f}% with 95% confidence; {}", 100 * c.tau, stats);
+  } else {
+    c.verdict = Verdict::unresolved;
+    c.reason = fit.own - q95 * se > tau
+                   ? fmt::format("likely slower than {:.0f}% (its own 95% interval lies above it) but not at the suite's "
+                                 "level: re-run to confirm (`gate --confirm`); {}; a change of {} or more would FAIL",
+                                 100 * c.tau, stats, percent(c.minimum_detectable))
+                   : fmt::format("cannot tell a {:.0f}% slowdown at this noise: {}; a change of {} or more would FAIL",
+                                 100 * c.tau, stats, percent(c.minimum_detectable));
+  }
+}
+
+// The shared factor: the machine, or everything changed at once.
+SuiteShift decide_suite(const NoiseModel& model, const std::vector<double>& taus, const GateConfig& config, int benchmarks) {
+  SuiteShift s;
+  s.benchmarks = benchmarks;
+  s.baseline_runs = model.suite.baseline_runs;
+  s.run_spread = model.suite.run_spread;
+  if (!model.suite.estimated) {
+    s.reason = fmt::format("not estimated: {} benchmark{} (a shared factor needs {} or more); each benchmark's test "
+                           "carries the run-to-run spread whole", benchmarks, benchmarks == 1 ? "" : "s",
+                           kMinBenchmarksForRunFactor);
+    return s;
+  }
+  s.estimated = true;
+  const int runs = model.suite.baseline_runs;
+  const double tau = std::log1p(median(taus)), shift = model.suite.shift;
+  // With 2 or more baseline runs the machine's drift is the spread of their factors.
+  const bool drift_known = runs >= 3;
+  const double drift = drift_known ? model.suite.run_spread * model.suite.run_spread * (1 + 1.0 / runs) : 0;
+  const double se = std::sqrt(drift + model.suite.variance), df = drift_known ? runs - 1.0 : 30.0;
+  const double q95 = student_t_quantile(0.975, df);
+  s.change = std::expm1(shift);
+  s.change_low = std::expm1(shift - q95 * se);
+  s.change_high = std::expm1(shift + q95 * se);
+  const std::string what = fmt::format("every benchmark moved by {} together [{}, {}]", percent(s.change),
+                                       percent(s.change_low), percent(s.change_high));
+  if (shift <= tau) {
+    s.reason = what + fmt::format(": within the {:.0f}% threshold", 100 * std::expm1(tau));
+    return s;
+  }
+  if (!drift_known) {
+    s.verdict = Verdict::unresolved;
+    s.reason = what + fmt::format(": beyond the {:.0f}% threshold, and with {} baseline run{} the machine's own "
+                                  "drift between runs is unknown, so it cannot tell the machine from a change of "
+                                  "everything; `rooftop ab` against the baseline's build, or 3 or more baseline runs, "
+                                  "tell them apart", 100 * std::expm1(tau), runs, runs == 1 ? "" : "s");
+    return s;
+  }
+  // One test, at a tenth of the suite's alpha: a machine whose factors have heavier tails
+  // than a few runs can show must not fail suites.
+  const double p = upper_tail((shift - tau) / se, df);
+  if (p < config.alpha / 10) {
+    s.verdict = Verdict::fail;
+    s.reason = what + fmt::format(": beyond the {:.0f}% threshold and beyond the machine's drift between the {} "
+                                  "baseline runs (sd {:.1f}%, p {:.2g}): a change of everything at once, or another "
+                                  "machine; `rooftop ab` against the baseline's build tells which",
+                                  100 * std::expm1(tau), runs, 100 * model.suite.run_spread, p);
+  } else if (shift / se < q95) {
+    s.reason = what + fmt::format(": within the machine's drift between the {} baseline runs (sd {:.1f}%)", runs,
+                                  100 * model.suite.run_spread);
+  } else {
+    s.verdict = Verdict::unresolved;
+    s.reason = what + fmt::format(": beyond the {:.0f}% threshold and larger than the machine's usual drift (sd {:.1f}% "
+                                  "over {} runs), but not surely: the machine or a change of everything; `rooftop ab` "
+                                  "against the baseline's build tells which", 100 * std::expm1(tau),
+                                  100 * model.suite.run_spread, runs);
+  }
+  return s;
+}
+
+}  // namespace
+
+void decide_by_model(GateReport& report, const std::vector<std::size_t>& tested, const std::vector<ModelInput>& inputs,
+                     int runs) {
+  const auto model = fit_noise_model(inputs, runs, report.config.drift_prior);
+  const int tests = static_cast<int>(tested.size());
+  std::vector<double> taus;
+  for (std::size_t i = 0; i < tested.size(); ++i) {
+    auto& c = report.comparisons[tested[i]];
+    decide_benchmark(c, model.benchmarks[i], model, runs, tests, report.config);
+    taus.push_back(c.tau);
+  }
+  if (!tested.empty()) report.suite_shift = decide_suite(model, taus, report.config, tests);
+}
+
+}  // namespace rooftop

@@ -1,0 +1,70 @@
+#pragma once
+// The gate's one noise model, for every mode (a stored baseline of one run or many, the
+// history, `compare`). On log-times, a benchmark b measured in run r is
+//
+//   y[b, r] = level[b] + run[r] + drift[b, r] + within[b, r]
+//
+// run[r]: the run's factor, shared by every benchmark of the run (the machine that day),
+// estimated robustly across benchmarks (medians: Tukey's median polish over the baseline
+// runs, the median shift for the current run). drift[b, r]: the benchmark's own change
+// from run to run, its variance estimated per benchmark and shrunk toward the suite's
+// (Smyth 2004) where there are runs to estimate it from, or, with a single baseline run,
+// estimated across the benchmarks from the current comparison itself (a median of
+// chi-square ratios: robust to the minority that really changed). within[b, r]: the
+// repetitions' noise around the run's location, known from the samples (robust scale),
+// floored at the timer's resolution. Heavy tails go into Student-t degrees of freedom.
+//
+// A benchmark's own change is its shift less the current run's factor; the factor itself
+// is a question of its own (SuiteShift): the machine, or a change of everything at once.
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace rooftop {
+
+// One benchmark of a gate, as the model sees it.
+struct ModelInput {
+  std::vector<double> baseline;  // log location per baseline run, oldest first (aligned at the newest)
+  double current = 0;            // the current run's log location
+  // Variance of the current location less the baseline's from the repetitions alone (one
+  // baseline run with its samples); 0 where the baseline keeps run locations only.
+  double within = 0;
+  double floor = 0;  // variance floor of one run's location: a timer tick's (tick^2 / 12, relative)
+};
+
+struct ModelFit {
+  double own = 0;        // the benchmark's change less the run's factor (log)
+  double variance = 0;   // of `own`
+  double df = 0;         // of its Student-t
+};
+
+struct SuiteFactor {
+  bool estimated = false;  // enough benchmarks (kMinBenchmarksForRunFactor) to tell it apart
+  double shift = 0;        // the current run's factor against the baseline runs' (log)
+  double variance = 0;     // of `shift` as an estimate (from the benchmarks' spread)
+  double run_spread = 0;   // sd of the baseline runs' factors (log); 0 with fewer than 2 runs
+  int baseline_runs = 0;
+};
+
+struct NoiseModel {
+  std::vector<ModelFit> benchmarks;  // in the inputs' order
+  SuiteFactor suite;
+  bool drift_from_prior = false;     // one baseline run and too few benchmarks: the prior's drift
+};
+
+inline constexpr std::size_t kMinBenchmarksForRunFactor = 5;
+
+// `runs`: the baseline's run count (each input holds up to that many locations).
+// `drift_prior_sd`: the benchmark's own run-to-run spread (log sd) assumed where nothing
+// measures it (one baseline run and fewer than kMinBenchmarksForRunFactor benchmarks).
+NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double drift_prior_sd);
+
+// The location of one run's samples (log seconds) and its variance as an estimate: the
+// Hodges-Lehmann centre of the log-times (95% efficient on normal noise, robust to outliers)
+// with a variance from their robust scale (1.4826 MAD), floored by the timer's tick.
+struct RunLocation {
+  double location = 0, variance = 0, floor = 0;
+};
+RunLocation run_location(std::span<const double> seconds);
+
+}  // namespace rooftop

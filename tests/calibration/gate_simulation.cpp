@@ -1,0 +1,148 @@
+#include "tests/calibration/gate_simulation.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <random>
+
+#include "harness/exit_codes.hpp"
+#include "harness/run_unit_gate.hpp"
+#include "harness/statistics.hpp"
+
+namespace rooftop::calibration {
+namespace {
+
+class Draws {
+ public:
+  explicit Draws(std::uint64_t seed) : rng_(seed) {}
+  // A draw of sd `sd`: normal, or Student-t of `df` scaled to that sd (heavy tails).
+  double noise(double sd, double df) {
+    if (sd <= 0) return 0;
+    if (df <= 2) return sd * std::normal_distribution<double>()(rng_);
+    return sd * std::student_t_distribution<double>(df)(rng_) * std::sqrt((df - 2) / df);
+  }
+  double uniform(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+std::string name_of(int b) { return fmt::format("gemm/cpu/fp32/m{}_n64_k64", b + 1); }
+
+struct Suite {
+  std::vector<double> level, own_drift, within;
+};
+
+Suite make_suite(const Scenario& s, Draws& d) {
+  Suite suite;
+  for (int b = 0; b < s.benchmarks; ++b) {
+    const double f = s.benchmarks > 1 ? double(b) / (s.benchmarks - 1) : 0;
+    suite.level.push_back(std::log(1e-4) + d.uniform(0, 4));
+    suite.own_drift.push_back(s.noise.own_drift_low + f * (s.noise.own_drift_high - s.noise.own_drift_low));
+    // Within-run noise is spread over the suite in another order than the drift.
+    const double g = s.benchmarks > 1 ? double((b * 7) % s.benchmarks) / (s.benchmarks - 1) : 0;
+    suite.within.push_back(s.noise.within_low + g * (s.noise.within_high - s.noise.within_low));
+  }
+  return suite;
+}
+
+RunResults draw_run(const Scenario& s, const Suite& suite, Draws& d, bool current) {
+  RunResults run;
+  const double factor = d.noise(s.noise.run_factor, s.noise.tail_df) + (current ? std::log1p(s.suite_slowdown) : 0);
+  for (int b = 0; b < s.benchmarks; ++b) {
+    ResultRecord r;
+    r.problem.family = "gemm";
+    r.problem.backend = "cpu";
+    r.problem.dtype = Dtype::fp32;
+    r.problem.shape = fmt::format("m{}_n64_k64", b + 1);
+    const double centre = suite.level[b] + factor + d.noise(suite.own_drift[b], s.noise.tail_df) +
+                          (current && b == 0 ? std::log1p(s.slowdown) : 0);
+    const double tick = s.noise.tick * std::exp(suite.level[b]);
+    for (int i = 0; i < s.repetitions; ++i) {
+      double t = std::exp(centre + d.noise(suite.within[b], s.noise.tail_df));
+      if (s.noise.outliers > 0 && d.uniform(0, 1) < s.noise.outliers) t *= d.uniform(1.5, 3);
+      if (tick > 0) t = std::max(1.0, std::round(t / tick)) * tick;
+      r.samples.push_back({t, 100, 0});
+    }
+    run.results.push_back(std::move(r));
+  }
+  return run;
+}
+
+GateReport gate_one(const Scenario& s, const GateConfig& config, Draws& d) {
+  const Suite suite = make_suite(s, d);
+  if (s.baseline_runs <= 1) {
+    const auto base = draw_run(s, suite, d, false);
+    return gate_results(base, draw_run(s, suite, d, true), config, "baseline", "current");
+  }
+  RunUnitBaseline base;
+  base.origin = "baseline";
+  base.runs = s.baseline_runs;
+  for (int k = 0; k < s.baseline_runs; ++k)
+    for (const auto& r : draw_run(s, suite, d, false).results) base.medians_s[r.problem.name()].push_back(median(r.seconds()));
+  return gate_against_runs(base, draw_run(s, suite, d, true), config, "current");
+}
+
+}  // namespace
+
+std::vector<NoiseShape> standard_shapes() {
+  return {
+      {"quiet (CV 1%, drift 0.3%)", 0, 0.003, 0.003, 0.01, 0.01, 0, 0, 0},
+      {"shared drift 6%, own 1-2%, CV 1-5%", 0.06, 0.01, 0.02, 0.01, 0.05, 0, 0, 0},
+      {"heavy tails (t3): shared 5%, own 2%, CV 2%", 0.05, 0.02, 0.02, 0.02, 0.02, 3, 0, 0},
+      {"quantised timer (5% tick), shared 2%, CV 1%", 0.02, 0.005, 0.005, 0.01, 0.01, 0, 0.05, 0},
+      {"2% outlier samples, own 1%, CV 1.5%", 0.02, 0.01, 0.01, 0.015, 0.015, 0, 0, 0.02},
+      {"own drift 0.5-8%, shared 8%", 0.08, 0.005, 0.08, 0.01, 0.03, 0, 0, 0},
+  };
+}
+
+Tally simulate(const Scenario& scenario, int gates, const GateConfig& config, std::uint64_t seed) {
+  Draws d(seed);
+  Tally t;
+  const std::string victim = name_of(0);
+  for (int g = 0; g < gates; ++g) {
+    const auto report = gate_one(scenario, config, d);
+    const int code = gate_exit_code(report);
+    ++t.gates;
+    t.suite_fails += code == kExitFailure;
+    t.suite_unresolved += code == kExitUnresolved;
+    for (const auto& c : report.comparisons) {
+      const bool changed = scenario.suite_slowdown > 0 || (scenario.slowdown > 0 && c.name == victim);
+      if (!changed && c.tested) {
+        ++t.benchmark_tests;
+        t.benchmark_fails += c.verdict == Verdict::fail;
+      }
+      if (scenario.slowdown > 0 && c.name == victim) t.caught += c.verdict == Verdict::fail;
+    }
+    if (scenario.suite_slowdown > 0) t.caught += code != kExitOk;
+  }
+  return t;
+}
+
+std::string calibration_table(int gates, const GateConfig& config, std::uint64_t seed) {
+  std::string out = fmt::format(
+      "| noise | baseline runs | A/A: benchmarks FAIL | A/A: suites FAIL | A/A: suites exit 6 | 5% caught | 10% caught | "
+      "20% caught | suite +10%: exit != 0 |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  std::uint64_t cell = seed;
+  for (const auto& shape : standard_shapes()) {
+    for (int runs : {1, 2, 3, 5}) {
+      Scenario s;
+      s.noise = shape;
+      s.baseline_runs = runs;
+      const auto aa = simulate(s, gates, config, ++cell);
+      std::string row = fmt::format("| {} | {} | {:.3f}% | {:.1f}% | {:.1f}% |", shape.name, runs,
+                                    100 * aa.benchmark_fail_rate(), 100 * aa.suite_fail_rate(), 100 * aa.unresolved_rate());
+      for (double slowdown : {0.05, 0.10, 0.20}) {
+        s.slowdown = slowdown;
+        row += fmt::format(" {:.0f}% |", 100 * simulate(s, gates, config, ++cell).caught_rate());
+      }
+      s.slowdown = 0;
+      s.suite_slowdown = 0.10;
+      row += fmt::format(" {:.0f}% |", 100 * simulate(s, gates, config, ++cell).caught_rate());
+      out += row + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace rooftop::calibration

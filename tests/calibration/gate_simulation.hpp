@@ -1,0 +1,57 @@
+#pragma once
+// The gate's calibration as code: suites of runs drawn with known truth (a machine factor
+// shared by each run's benchmarks, each benchmark's own drift between runs, the
+// repetitions' noise, heavy tails, quantised timers, outliers), gated by the real gate code
+// (gate_results for a one-run baseline, gate_against_runs for several), counted against
+// what is true. Used by the unit test (a fast subset with bounds) and by
+// rooftop_gate_calibration (the table in docs/gate.md).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/gate.hpp"
+
+namespace rooftop::calibration {
+
+// How one simulated machine times a suite (all spreads are log sds).
+struct NoiseShape {
+  std::string name;
+  double run_factor = 0;      // the machine's factor per run, shared by all benchmarks
+  double own_drift_low = 0, own_drift_high = 0;  // each benchmark's own run-to-run drift (spread over the suite)
+  double within_low = 0.01, within_high = 0.01;  // the repetitions' noise (spread over the suite)
+  double tail_df = 0;         // > 0: every draw Student-t with these df (heavy tails), scaled to the sd
+  double tick = 0;            // > 0: samples rounded to this fraction of the benchmark's time
+  double outliers = 0;        // this share of samples is 1.5x to 3x slower
+};
+
+// The shapes the issue names, and a quiet machine.
+std::vector<NoiseShape> standard_shapes();
+
+struct Scenario {
+  NoiseShape noise;
+  int benchmarks = 48;
+  int repetitions = 10;
+  int baseline_runs = 1;
+  double slowdown = 0;         // of one benchmark (the first) in the current run
+  double suite_slowdown = 0;   // of every benchmark in the current run
+};
+
+struct Tally {
+  int gates = 0;
+  int benchmark_tests = 0, benchmark_fails = 0;  // FAIL verdicts of unchanged benchmarks
+  int suite_fails = 0;       // gates that would exit 1
+  int suite_unresolved = 0;  // gates that would exit 6
+  int caught = 0;            // gates where the slowed benchmark FAILs (or, for a suite slowdown, exit != 0)
+  double benchmark_fail_rate() const { return benchmark_tests ? double(benchmark_fails) / benchmark_tests : 0; }
+  double suite_fail_rate() const { return gates ? double(suite_fails) / gates : 0; }
+  double unresolved_rate() const { return gates ? double(suite_unresolved) / gates : 0; }
+  double caught_rate() const { return gates ? double(caught) / gates : 0; }
+};
+
+// `gates` independent gates of the scenario, seeded.
+Tally simulate(const Scenario& scenario, int gates, const GateConfig& config, std::uint64_t seed);
+
+// The calibration table (markdown) over the standard shapes and baseline sizes.
+std::string calibration_table(int gates, const GateConfig& config, std::uint64_t seed);
+
+}  // namespace rooftop::calibration
