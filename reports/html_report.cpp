@@ -449,6 +449,7 @@ data gate_section(const GateReport& g) {
     if (c.unresolved_above_tau()) row.set("above_tau", true);
     row.set("change", change_text(c));
     row.set("decision", decision_text(c));
+    if (decision_text(c) != "-") row.set("decision_title", "at the suite's level: " + decision_text(c));
     row.set("p", c.compared() ? fmt::format("{:.2g}", c.p_holm) : "-");
     row.set("reason", c.reason);
     row.set("name_md", md_cell(c.name));

@@ -290,6 +290,8 @@ TEST_CASE("gate terminal table: within 120 columns, the suite-level interval whe
   CHECK(has(text, "[-2.0%, +61.0%]"));
   CHECK(widths(text.substr(text.find('\n') + 1)) <= 120);
   CHECK(has(gate_markdown(r), "| suite-level CI |"));
-  CHECK(has(html_of(r), "<th title=\"The interval at the suite's level"));
+  const auto html = html_of(r);
+  CHECK(has(html, "<th title=\"The interval at the suite's level"));
+  CHECK(has(html, R"x(<td class="num" title="at the suite&apos;s level: [+4.0%, +inf)">+15.0% [+10.0%, +20.0%]</td>)x"));
   CHECK(has(markdown_report_of(r), "| [+4.0%, +inf) |"));
 }
