@@ -10,6 +10,7 @@
 #include "cli/program_name.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
+#include "harness/gate_exit.hpp"
 #include "harness/paths.hpp"
 #include "harness/registry.hpp"
 #include "harness/run_unit_gate.hpp"
@@ -110,7 +111,7 @@ fs::path machine_gate_config(const fs::path& where, const RunResults& run) {
 }
 
 int gate_exit_code(const GateReport& r) {
-  const int code = rooftop::gate_exit_code(r);
+  const int code = gate_exit(r).code;
   // Nothing in common is not a pass: a baseline of another suite, tier or shapes, or an
   // empty run, compared no benchmark at all.
   if (code == kExitUsage)

@@ -10,7 +10,6 @@
 #include <map>
 
 #include "harness/errors.hpp"
-#include "harness/exit_codes.hpp"
 #include "harness/gate_decision.hpp"
 #include "harness/noise_model.hpp"
 #include "harness/json_file.hpp"
@@ -139,17 +138,6 @@ void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns)
       break;
     }
   }
-}
-
-int gate_exit_code(const GateReport& r) {
-  if (r.count(Verdict::fail) || r.suite_shift.verdict == Verdict::fail) return kExitFailure;
-  const int decided = r.count(Verdict::pass) + r.count(Verdict::improved);
-  if (decided + r.count(Verdict::unresolved) == 0) return kExitUsage;  // nothing in common
-  // Never an all-clear over a slowdown the suite's level could not confirm, a suite-wide
-  // shift it cannot attribute, or a run that decided nothing.
-  if (r.count_unresolved_above_tau() > 0 || r.suite_shift.verdict == Verdict::unresolved || decided == 0)
-    return kExitUnresolved;
-  return kExitOk;
 }
 
 bool Comparison::unresolved_above_tau() const {

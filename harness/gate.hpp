@@ -111,12 +111,6 @@ bool settle_broken_point(Comparison& c, const ResultRecord& current);
 // Benchmarks a re-run left out, skipped or could not test keep their verdict.
 void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns);
 
-// The exit code of a gate (kExit* in harness/exit_codes.hpp): 1 for a FAIL (a benchmark, or
-// the suite's shared factor); 2 when nothing was compared; 6 (UNRESOLVED) when no FAIL but
-// no all-clear: a benchmark's own 95% interval wholly above tau, a suite-wide shift it
-// cannot attribute, or nothing decided; else 0.
-int gate_exit_code(const GateReport& report);
-
 GateReport gate_results(const RunResults& baseline, const RunResults& current, const GateConfig& config,
                         const std::string& baseline_origin, const std::string& current_origin);
 

@@ -22,6 +22,7 @@
 #include "harness/statistics.hpp"
 #include "harness/version.hpp"
 #include "reports/diagnosis.hpp"
+#include "reports/gate_view.hpp"
 #include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
 #include "reports/trend_svg.hpp"
@@ -406,20 +407,6 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
   return comparison;
 }
 
-// The gate's verdicts, most urgent first, each with a strip of both sides' samples on one
-// percent scale shared by every row (so that +14.5% looks larger than -0.1%).
-int urgency(Verdict v) {
-  switch (v) {
-    case Verdict::fail: return 0;
-    case Verdict::unresolved: return 1;
-    case Verdict::missing: return 2;
-    case Verdict::added: return 3;
-    case Verdict::improved: return 4;
-    case Verdict::pass: return 5;
-  }
-  return 6;
-}
-
 // Markdown table cell: pipes escaped, no line breaks; not HTML-escaped (the template uses
 // triple braces for it).
 std::string md_cell(const std::string& text) {
@@ -428,10 +415,11 @@ std::string md_cell(const std::string& text) {
   return out;
 }
 
+// The gate's verdicts, most urgent first (reports/gate_view.hpp), each with a strip of both
+// sides' samples on one percent scale shared by every row (so that +14.5% looks larger
+// than -0.1%).
 data gate_section(const GateReport& g) {
-  std::vector<const Comparison*> order;
-  for (const auto& c : g.comparisons) order.push_back(&c);
-  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return urgency(a->verdict) < urgency(b->verdict); });
+  auto order = gate_rows_by_urgency(g);
   const std::size_t all_rows = order.size();
   if (order.size() > kMaxSectionRows) order.resize(kMaxSectionRows);
   // The shared scale: every sample as a change against its baseline's median, in percent,
@@ -457,9 +445,11 @@ data gate_section(const GateReport& g) {
     row.set("name", c.name);
     row.set("verdict", std::string(verdict_name(c.verdict)));
     row.set("verdict_class", "v-" + std::string(verdict_name(c.verdict)));
-    row.set("change", c.compared() ? fmt::format("{:+.1f}% [{:+.1f}%, {:+.1f}%]", 100 * c.change, 100 * c.change_low,
-                                                 100 * c.change_high)
-                                   : "-");
+    row.set("verdict_md", verdict_label(c));
+    if (c.unresolved_above_tau()) row.set("above_tau", true);
+    row.set("change", change_text(c));
+    row.set("decision", decision_text(c));
+    if (decision_text(c) != "-") row.set("decision_title", "at the suite's level: " + decision_text(c));
     row.set("p", c.compared() ? fmt::format("{:.2g}", c.p_holm) : "-");
     row.set("reason", c.reason);
     row.set("name_md", md_cell(c.name));
@@ -469,7 +459,7 @@ data gate_section(const GateReport& g) {
       strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="0" y2="24" class="zero"/>)", x_of(0));
       strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="0" y2="24" class="tau"><title>+{1:.0f}%: tau</title></line>)",
                            x_of(100 * c.tau), 100 * c.tau);
-      const char* current = c.verdict == Verdict::fail ? "cur fail" : "cur";
+      const char* current = c.verdict == Verdict::fail ? "cur fail" : c.unresolved_above_tau() ? "cur above" : "cur";
       for (double s : c.baseline_samples)
         strip += fmt::format(R"(<circle cx="{:.1f}" cy="7" r="2.5" class="base"/>)", x_of(relative(c, s)));
       for (double s : c.current_samples)
@@ -482,8 +472,10 @@ data gate_section(const GateReport& g) {
     gate_rows.push_back(row);
   }
   data gate;
-  gate.set("summary", fmt::format("{} FAIL, {} IMPROVED, {} UNRESOLVED, {} PASS, {} NEW, {} MISSING", g.count(Verdict::fail),
-                                  g.count(Verdict::improved), g.count(Verdict::unresolved), g.count(Verdict::pass),
+  const int above = g.count_unresolved_above_tau();
+  gate.set("summary", fmt::format("{} FAIL, {} IMPROVED, {} UNRESOLVED{}, {} PASS, {} NEW, {} MISSING", g.count(Verdict::fail),
+                                  g.count(Verdict::improved), g.count(Verdict::unresolved),
+                                  above ? fmt::format(" ({} above tau)", above) : std::string(), g.count(Verdict::pass),
                                   g.count(Verdict::added), g.count(Verdict::missing)));
   gate.set("baseline", g.baseline_origin);
   gate.set("scale", fmt::format("{:+.0f}% to {:+.0f}% of each baseline's median", lo, hi));
@@ -491,15 +483,19 @@ data gate_section(const GateReport& g) {
   if (all_rows > order.size())
     gate.set("left_out", fmt::format("The {} most urgent of {} verdicts are shown; `rooftop gate --json` lists every one.",
                                      order.size(), all_rows));
-  // The banner says what `rooftop gate` would exit with.
-  const int compared = g.count(Verdict::pass) + g.count(Verdict::improved) + g.count(Verdict::unresolved);
-  const bool failed = g.count(Verdict::fail) > 0;
-  gate.set("banner_class", failed || compared == 0 ? "banner-red" : "banner-green");
-  gate.set("banner", failed         ? fmt::format("FAIL: {} regression{} (gate exit 1)", g.count(Verdict::fail),
-                                                  g.count(Verdict::fail) == 1 ? "" : "s")
-                     : compared == 0 ? std::string("nothing compared: the run and the baseline share no benchmark (gate exit 2)")
-                                     : std::string("no regression (gate exit 0)"));
-  if (failed) gate.set("failed", true);
+  if (std::any_of(order.begin(), order.end(), [](const Comparison* c) { return decision_text(*c) != "-"; }))
+    gate.set("has_decision", true);
+  gate.set("interval_label", g.interval_label);
+  gate.set("p_label", g.p_label);
+  if (const auto shift = suite_shift_line(g); !shift.empty()) {
+    gate.set("suite_shift", shift);
+    gate.set("suite_shift_class", g.suite_shift.verdict == Verdict::unresolved ? "shift-amber" : "shift-plain");
+  }
+  // The banner says what `rooftop gate` exits with, by the same rule (harness/gate_exit.hpp).
+  const auto banner = gate_banner(g);
+  gate.set("banner_class", "banner-" + banner.level);
+  gate.set("banner", fmt::format("{} (gate exit {})", banner.headline, banner.exit.code));
+  if (banner.exit.failures) gate.set("failed", true);
   return gate;
 }
 

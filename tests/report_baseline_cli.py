@@ -3,12 +3,14 @@
 against the run is a FAIL (exit 1, the report still written); a baseline of another device
 is refused (exit 2), as is one of another tier; a store without this device's baseline is
 exit 3 (gate's, CTest's SKIP), writing nothing; the store's gate.json thresholds apply; a
---price for a device not in the report is refused (exit 2).
+--price for a device not in the report is refused (exit 2). The banner states the exit code
+the report gave, computed by the same rule (harness/gate_exit.hpp).
 
 usage: report_baseline_cli.py ROOFTOP RESULTS.json OTHER_DEVICE_RESULTS.json WORK_DIR
 """
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -24,6 +26,13 @@ def run(*args):
     return cli_checks.run(rooftop, *args)
 
 
+def banner_matches(path, code):
+    """The banner's "(gate exit N)" is the exit code the report gave."""
+    said = re.search(r'id="gate-banner"><strong>[^<]*\(gate exit (\d+)\)', open(path).read())
+    if not said or int(said.group(1)) != code:
+        sys.exit(f"{path}: the banner says {said.group(0) if said else 'no exit code'}, the report exited {code}")
+
+
 slow = json.load(open(source))
 for r in slow["results"]:
     samples = r.get("samples") or {}
@@ -34,7 +43,18 @@ html = os.path.join(work, "gated.html")
 expect(1, "wrote", run("report", slow_path, "--baseline", source, "-o", html))
 if "FAIL" not in open(html).read():
     sys.exit("the gated report shows no FAIL")
+banner_matches(html, 1)
 expect(0, "wrote", run("report", source, "--baseline", source, "-o", os.path.join(work, "same.html")))
+banner_matches(os.path.join(work, "same.html"), 0)
+# A gate that cannot reach its alpha: every +30% is UNRESOLVED, its interval above tau: exit 6,
+# amber, never green.
+strict = os.path.join(work, "strict.json")
+json.dump({"alpha": 1e-12}, open(strict, "w"))
+amber = os.path.join(work, "amber.html")
+expect(6, "wrote", run("report", slow_path, "--baseline", source, "--config", strict, "-o", amber))
+banner_matches(amber, 6)
+if 'class="banner banner-amber"' not in open(amber).read():
+    sys.exit("the report of exit 6 has no amber banner")
 expect(2, "another device", run("report", source, "--baseline", other, "-o", os.path.join(work, "x.html")))
 if os.path.exists(os.path.join(work, "x.html")):
     sys.exit("a refused report was written")
@@ -56,5 +76,6 @@ suite = slow["results"][0]["family"]
 shutil.copy(source, os.path.join(store, fingerprint, f"{suite}.json"))
 json.dump({"tau_kernel": 0.4, "tau_system": 0.4}, open(os.path.join(store, fingerprint, "gate.json"), "w"))
 expect(0, "wrote", run("report", slow_path, "--baseline", store, "-o", os.path.join(work, "forgiven.html")))
+banner_matches(os.path.join(work, "forgiven.html"), 0)
 expect(2, "no results file is of device", run("report", source, "--price", "cuda-nowhere=1000", "-o", os.path.join(work, "y.html")))
 print("report --baseline and --price: ok")

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "harness/exit_codes.hpp"
+#include "harness/gate_exit.hpp"
 #include "harness/run_unit_gate.hpp"
 #include "harness/statistics.hpp"
 
@@ -102,7 +103,7 @@ Tally simulate(const Scenario& scenario, int gates, const GateConfig& config, st
   const std::string victim = name_of(0);
   for (int g = 0; g < gates; ++g) {
     const auto report = gate_one(scenario, config, d);
-    const int code = gate_exit_code(report);
+    const int code = gate_exit(report).code;
     ++t.gates;
     t.suite_fails += code == kExitFailure;
     t.suite_unresolved += code == kExitUnresolved;
