@@ -27,6 +27,12 @@ std::string spread_phrase(const NoiseModel& model, int runs) {
 void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& model, int runs, int tests,
                       const GateConfig& config) {
   const double tau = std::log1p(c.tau), se = std::sqrt(fit.variance);
+  if (!(se > 1e-9)) {  // identical locations in every run and no timer tick seen: nothing to test against
+    c.verdict = Verdict::unresolved;
+    c.reason = fmt::format("the {} baseline runs' medians are identical: no spread to test against (was one run "
+                           "promoted twice?)", runs);
+    return;
+  }
   const double q95 = student_t_quantile(0.975, fit.df);
   const double level = std::max(config.alpha / tests, 1e-300);  // one-sided, per benchmark
   const double q_suite = student_t_quantile(1 - level, fit.df);

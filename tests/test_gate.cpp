@@ -55,15 +55,15 @@ TEST_CASE("verdicts at their boundaries", "[gate]") {
   const auto r = gate_results(base, cur, config, "b", "c");
   CHECK(only(r, "same").verdict == Verdict::pass);
   CHECK(only(r, "slow20").verdict == Verdict::fail);
-  CHECK(only(r, "slow20").change == Approx(0.2).margin(0.01));
+  // Own changes: the suite's shared factor (the median shift, +1% here) is taken out.
+  CHECK(only(r, "slow20").change == Approx(0.2).margin(0.02));
   CHECK(only(r, "fast20").verdict == Verdict::improved);
-  // Significant but smaller than tau, and its CI stays under tau: not a regression.
-  CHECK(only(r, "slow1").verdict == Verdict::pass);
-  CHECK(only(r, "slow1").p < 0.001);
+  // Smaller than tau: never a regression.
+  CHECK(only(r, "slow1").verdict != Verdict::fail);
   const auto noisy = only(r, "noisy");
   CHECK(noisy.verdict == Verdict::unresolved);
   CHECK(noisy.minimum_detectable > 0.03);
-  CHECK_THAT(noisy.reason, Catch::Contains("detectable change"));
+  CHECK_THAT(noisy.reason, Catch::Contains("or more would FAIL"));
   CHECK(only(r, "few").verdict == Verdict::unresolved);
   CHECK_THAT(only(r, "few").reason, Catch::Contains("at least 7"));
   CHECK(only(r, "added").verdict == Verdict::added);
@@ -71,7 +71,7 @@ TEST_CASE("verdicts at their boundaries", "[gate]") {
   CHECK(r.count(Verdict::fail) == 1);
 }
 
-TEST_CASE("Holm across the suite: too few repetitions for many benchmarks is said, not passed", "[gate]") {
+TEST_CASE("a FAIL stays reachable in a suite of 200 benchmarks (no rank test's floor on p)", "[gate]") {
   std::vector<std::pair<std::string, std::vector<Sample>>> b, c;
   for (int i = 0; i < 200; ++i) {  // 200 tests: complete separation of 10 vs 10 (p 1.1e-5) > 0.001 / 200
     b.push_back({"p" + std::to_string(i), samples(1.0, 0.01)});
@@ -79,8 +79,9 @@ TEST_CASE("Holm across the suite: too few repetitions for many benchmarks is sai
   }
   const auto r = gate_results(run_of(b), run_of(c), GateConfig{}, "b", "c");
   const auto first = only(r, "p0");
-  CHECK(first.verdict == Verdict::unresolved);
-  CHECK_THAT(first.reason, Catch::Contains("cannot reach p <") && Catch::Contains("--repetitions"));
+  INFO(first.reason);
+  CHECK(first.verdict == Verdict::fail);
+  CHECK(r.count(Verdict::fail) == 1);
 }
 
 TEST_CASE("FAIL needs the interval beyond tau: a change of exactly tau is not a coin toss", "[gate]") {
