@@ -9,7 +9,9 @@
 #                                        check its series for change points
 #   ci/nightly.sh pr BASE_REF [OUT_DIR]  build BASE_REF and HEAD, run `rooftop ab` between them
 #
-# Exit: 0 no regression, 1 a regression, 2 usage, 3 no baseline for this machine (nightly).
+# Exit: 0 no regression, 1 a regression, 2 usage, 3 no baseline for this machine (nightly),
+# 6 UNRESOLVED: no FAIL but no all-clear (a slowdown above tau the suite's level could not
+# confirm, a suite-wide shift it cannot attribute, or nothing decided: docs/gate.md).
 set -euo pipefail
 mode=${1:-}
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -100,13 +100,13 @@ double tail_df(std::span<const double> z) {
   const double scale = median(magnitude);
   if (!(scale > 0)) return std::numeric_limits<double>::infinity();
   const double observed = quantile(magnitude, 0.95) / scale;
-  // One step heavier than the ratio says: a 95th percentile of a few dozen values is itself
+  // Two steps heavier than the ratio says: a 95th percentile of a few dozen values is itself
   // uncertain, and too light a tail is what makes false alarms.
   constexpr double kCandidates[] = {60, 30, 20, 15, 10, 8, 6, 5, 4, 3};
   std::size_t i = 0;
   for (; i < std::size(kCandidates); ++i)
     if (observed <= student_t_quantile(0.975, kCandidates[i]) / student_t_quantile(0.75, kCandidates[i])) break;
-  return i == 0 ? std::numeric_limits<double>::infinity() : kCandidates[std::min(i, std::size(kCandidates) - 1)];
+  return i == 0 ? std::numeric_limits<double>::infinity() : kCandidates[std::min(i + 1, std::size(kCandidates) - 1)];
 }
 
 }  // namespace

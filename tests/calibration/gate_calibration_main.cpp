@@ -1,5 +1,6 @@
-// rooftop_gate_calibration [GATES] [SEED]: the gate's calibration table (markdown) on
-// stdout, for docs/gate.md (ci/gate-calibration-table.sh puts it there).
+// rooftop_gate_calibration [GATES] [SEED] [SHAPE]: the gate's calibration table (markdown)
+// on stdout, for docs/gate.md (ci/gate-calibration-table.sh puts it there); SHAPE keeps
+// the noise shapes whose name contains it.
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -15,7 +16,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const rooftop::GateConfig config;
-  fmt::print("{}", rooftop::calibration::calibration_table(gates, config, seed));
+  fmt::print("{}", rooftop::calibration::calibration_table(gates, config, seed, argc > 3 ? argv[3] : ""));
   fmt::print("\n{} gates a cell, 48 benchmarks, 10 repetitions, alpha {} (family-wise), tau {:.0f}%; seed {}.\n", gates,
              config.alpha, 100 * config.tau_kernel, seed);
   return 0;

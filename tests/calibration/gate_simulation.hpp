@@ -42,6 +42,7 @@ struct Tally {
   int suite_fails = 0;       // gates that would exit 1
   int suite_unresolved = 0;  // gates that would exit 6
   int caught = 0;            // gates where the slowed benchmark FAILs (or, for a suite slowdown, exit != 0)
+  int green_over_slowdown = 0;  // gates that exit 0 while a benchmark's 95% interval lies wholly above tau
   double benchmark_fail_rate() const { return benchmark_tests ? double(benchmark_fails) / benchmark_tests : 0; }
   double suite_fail_rate() const { return gates ? double(suite_fails) / gates : 0; }
   double unresolved_rate() const { return gates ? double(suite_unresolved) / gates : 0; }
@@ -52,6 +53,7 @@ struct Tally {
 Tally simulate(const Scenario& scenario, int gates, const GateConfig& config, std::uint64_t seed);
 
 // The calibration table (markdown) over the standard shapes and baseline sizes.
-std::string calibration_table(int gates, const GateConfig& config, std::uint64_t seed);
+// `only`: the shapes whose name contains it (all when empty).
+std::string calibration_table(int gates, const GateConfig& config, std::uint64_t seed, const std::string& only = {});
 
 }  // namespace rooftop::calibration
