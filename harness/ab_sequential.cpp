@@ -9,6 +9,7 @@
 #include <tuple>
 #include <stdexcept>
 
+#include "harness/gate_statistics.hpp"
 #include "harness/pooled_scale.hpp"
 #include "harness/special_functions.hpp"
 #include "harness/statistics.hpp"
@@ -239,12 +240,28 @@ Comparison SequentialAb::measured(const std::string& name, const Series& s, cons
   // The interval at the plan's level for this look (the last look reached, where this one
   // has none): what FAIL, IMPROVED and PASS are read from.
   const int look = std::clamp(pairs_, plan_.boundary.first, std::max(plan_.boundary.first, plan_.boundary.last));
+  if (!uses_common_factor()) {
+    // A few benchmarks: nothing to pool a scale with, so Tukey's distribution-free interval
+    // of the pair differences (exact where they are symmetric, which the alternating order
+    // gives a drift): one stray pair cannot widen it as it widens a t interval.
+    const auto r = residuals(s);
+    c.change = std::expm1(walsh_median(r));
+    const Interval ci = walsh_ci(r, 0.95);
+    c.change_low = std::expm1(ci.low);
+    c.change_high = std::expm1(ci.high);
+    c.p = wilcoxon_signed_rank_p(r);
+  }
   if (plan_.has_look(look)) {
     const double nominal = plan_.boundary.nominal(look);
     const double q = student_t_quantile(1 - nominal, e.df);
     c.decision_low = std::expm1(e.centre - q * e.se);
     c.decision_high = std::expm1(e.centre + q * e.se);
-    c.minimum_detectable = std::expm1(q * e.se);
+    if (!uses_common_factor()) {
+      const Interval ci = walsh_ci(residuals(s), 1 - 2 * nominal);
+      c.decision_low = std::expm1(ci.low);
+      c.decision_high = std::expm1(ci.high);
+    }
+    c.minimum_detectable = std::expm1((std::log1p(c.decision_high) - std::log1p(c.decision_low)) / 2);
     // Below alpha exactly where the look's interval excludes 0.
     c.p_holm = std::min(1.0, c.p * plan_.alpha / (2 * nominal));
   }
@@ -403,7 +420,8 @@ GateReport SequentialAb::report(const std::string& a_origin, const std::string& 
         c.reason = fmt::format("undecided after {} pairs: interval at the plan's level [{}, {}] straddles +-{:.0f}%; "
                                "at this noise it resolves about +-{}, more pairs narrow it",
                                it->second.n, percent(c.decision_low), percent(c.decision_high), 100 * c.tau,
-                               percent(c.minimum_detectable).substr(1));
+                               std::isfinite(c.minimum_detectable) ? percent(c.minimum_detectable).substr(1)
+                                                                   : std::string("nothing yet"));
     } else {
       c.name = name;
       c.family = s.family;
