@@ -25,6 +25,7 @@
 #include "harness/exit_codes.hpp"
 #include "harness/ab_sequential.hpp"
 #include "harness/gate.hpp"
+#include "cli/gate_inputs.hpp"
 #include "reports/gate_printers.hpp"
 
 namespace rooftop::cli {
@@ -252,11 +253,14 @@ void add_ab_command(CLI::App& app, int& exit_code) {
   auto tau = std::make_shared<double>(0), alpha = std::make_shared<double>(0);
   cmd->add_option("--a", *a, "rooftop binary of build A (the reference), e.g. old/bin/rooftop")->required();
   cmd->add_option("--b", *b, "rooftop binary of build B (the candidate)")->required();
-  cmd->add_option("--budget", *budget, "Time to spend, e.g. 10m: no new pair starts that would end past it (default: none)");
-  cmd->add_option("--blocks", *blocks, "At most this many ABBA blocks, two pairs each (default 16, or 200 with --budget)")
+  cmd->add_option("--budget", *budget, "Time to spend, e.g. 10m: the plan holds the pairs that fit it, from the length of "
+                                       "the second pair; no new pair starts that would end past it (default: none)");
+  cmd->add_option("--blocks", *blocks, "At most this many ABBA blocks, two pairs each (default 16, or 200 with --budget): "
+                                       "the plan's pairs")
       ->check(CLI::Range(1, 200));
   cmd->add_option("--dir", *dir, "Where the runs' results files go")->capture_default_str();
-  cmd->add_option("--alpha", *alpha, "Chance of any false FAIL over every benchmark and look (default 0.01)")
+  cmd->add_option("--alpha", *alpha, "Chance of any false FAIL over every benchmark, the suite's shift and every look "
+                                     "(default 0.01)")
       ->check(finite_range(1e-12, 0.5));
   cmd->add_option("--tau", *tau, "Slowdown that matters (default 0.03 kernels, 0.05 systems)")
       ->check(finite_range(0, 10));
@@ -296,7 +300,11 @@ void add_ab_command(CLI::App& app, int& exit_code) {
         break;
       }
       const int k = ab.pairs();
-      auto args = k == 0 ? *run_args : narrowed(*run_args, ab.undecided());
+      // The plan's pairs are fixed before the first look (pair 3): with a budget, those that
+      // fit it at the length of pair 2, the first that only times.
+      if (k == 2 && budget_s > 0)
+        ab.set_max_pairs(std::min(2 * max_blocks, 2 + static_cast<int>((budget_s - elapsed()) / std::max(last_pair_s, 1e-3))));
+      auto args = k == 0 ? *run_args : narrowed(*run_args, ab.to_run());
       if (k > 0 && time_only) args.push_back("--skip-check");
       // A B, then B A: a drift over a pair counts against each build in turn.
       const bool a_first = k % 2 == 0;
@@ -318,10 +326,11 @@ void add_ab_command(CLI::App& app, int& exit_code) {
       }
       ab.add_pair(ra, rb);
       last_pair_s = elapsed() - pair_start;
-      const auto& looks = ab.plan().looks;
-      const auto next = std::upper_bound(looks.begin(), looks.end(), ab.pairs());
-      fmt::print(stderr, "[pair {}] {:.0f} s: {} of {} benchmarks undecided{}\n", ab.pairs(), elapsed(), ab.undecided().size(),
-                 ab.plan().benchmarks, next == looks.end() ? std::string() : fmt::format("; next look at {} pairs", *next));
+      fmt::print(stderr, "[pair {}] {:.0f} s: {} of {} benchmarks undecided{}{}\n", ab.pairs(), elapsed(), ab.undecided().size(),
+                 ab.plan().benchmarks, ab.suite_decided() ? "" : ", the suite's shift undecided",
+                 ab.pairs() == 2 ? fmt::format("; the plan: at most {} pairs, a look at every pair from the {}rd",
+                                               ab.max_pairs(), AbPlan::kFirstLook)
+                                 : std::string());
     }
     // SIGTERM or SIGHUP: stop, no verdicts (whoever sent it is not waiting for them).
     const auto ended_by_signal = [&] {
@@ -333,7 +342,8 @@ void add_ab_command(CLI::App& app, int& exit_code) {
       return true;
     };
     if (ended_by_signal()) return;
-    if (stopped.starts_with("every") && !ab.undecided().empty()) stopped = fmt::format("no look left within {} pairs", ab.pairs());
+    if (stopped.starts_with("every") && (!ab.undecided().empty() || !ab.suite_decided()))
+      stopped = fmt::format("the plan's last pair ({}) reached", ab.pairs());
     if (interrupted && ab.pairs() == 0)
       throw Interrupted(fmt::format("interrupted (Ctrl-C) before a pair finished: nothing to compare; the runs so far "
                                     "are in {}", *dir));
@@ -350,7 +360,11 @@ void add_ab_command(CLI::App& app, int& exit_code) {
       exit_code = kExitInterrupted;
       return;
     }
-    exit_code = report.count(Verdict::fail) ? kExitFailure : kExitOk;
+    // The gate's rule (harness/gate_exit.hpp): a suite-wide slowdown of B is a FAIL here
+    // too (both builds ran on this machine in alternation, so the machine's drift cancels);
+    // 6 where no FAIL but no all-clear (an interval wholly above tau, the shift undecided,
+    // nothing decided).
+    exit_code = gate_exit_code(report);
   });
 }
 
