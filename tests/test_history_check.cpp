@@ -163,7 +163,7 @@ TEST_CASE("history check: a step two or three nights old is new, named by its fi
     }
 }
 
-TEST_CASE("history check: every series slower on one night is the suite's line, not 48 regressions", "[history]") {
+TEST_CASE("history check: every series slower together is the night factor's line, not 48 regressions", "[history]") {
   SuiteSimulation sim({0.01, 0.01}, 48, 40, {}, 5);
   auto history = sim.after(40);
   for (auto& s : history)
@@ -178,20 +178,20 @@ TEST_CASE("history check: every series slower on one night is the suite's line, 
 
 // Issue 36's targets at 2% nightly spread for a suite of 48 benchmarks: <= 1 false change per
 // 100 nights, measured 0.88 (2% spread) and 0.79 (5-8%, heavy tails, shared night factors)
-// over 2400 suite-nights each by [history-check-measure]; here 1800 suite-nights each must
-// stay below 1.5 (expected about 15: a count above 27 is a broken test, Poisson p < 0.3%). A 5%
+// over 2400 suite-nights each by [history-check-measure]; here 1200 suite-nights each must
+// stay at 2 or below (expected about 10: a count above 24 is a broken check, Poisson p < 1e-4). A 5%
 // step found within 3 nights: the target 80% is out of reach (see docs/gate.md: even a test
 // knowing the level and spread finds it 78.5% at this false-change rate); measured 48%, here
 // at least 40% of 200 (2.3 standard errors below), and the night named the step's first in
 // at least 85% of those found (measured 90%).
 TEST_CASE("history check: false changes per suite and power at 2% spread (seeded simulation)", "[history][history-simulation]") {
-  const auto null = false_changes({0.02, 0.02}, 30, 41, 11);  // 30 suites x 60 nights
+  const auto null = false_changes({0.02, 0.02}, 20, 41, 11);  // 20 suites x 60 nights
   INFO(fmt::format("{} false changes in {} suite-nights, {} nights exit 1", null.changes, null.checks, null.nights_with_regression));
-  CHECK(null.per_100_nights() <= 1.5);
-  const auto heavy = false_changes({0.05, 0.08, true, 0.03}, 30, 41, 12);
+  CHECK(null.per_100_nights() <= 2.0);
+  const auto heavy = false_changes({0.05, 0.08, true, 0.03}, 20, 41, 12);
   INFO(fmt::format("heavy tails: {} false changes in {} suite-nights, {} nights exit 1", heavy.changes, heavy.checks,
                    heavy.nights_with_regression));
-  CHECK(heavy.per_100_nights() <= 1.5);
+  CHECK(heavy.per_100_nights() <= 2.0);
   const auto step = step_found({0.02, 0.02}, 0.05, 200, 13);
   INFO(fmt::format("5% step: found {} of {} within 3 nights ({} {} {} on nights 1 2 3), {} named right", step.found,
                    step.trials, step.found_by_night[0], step.found_by_night[1], step.found_by_night[2], step.named_right));
