@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/number_options.hpp"
-#include "harness/change_points.hpp"
+#include "harness/history_check.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/history_store.hpp"
@@ -35,46 +35,59 @@ void add_history_command(CLI::App& app, int& exit_code) {
   });
 
   auto* check = history->add_subcommand(
-      "check", "Change points (e-divisive means) in every series; exit 1 on a new one that is a slowdown of tau or more");
+      "check", "Change points in every series; exit 1 on a new one (the last --recent runs) that is a slowdown of tau or more");
   auto recent = std::make_shared<int>(3);
   auto tau = std::make_shared<double>(0.03);
   auto significance = std::make_shared<double>(0.05);
+  auto fdr = std::make_shared<double>(0.01);
   check->add_option("--db", *db, "History file (default $ROOFTOP_HOME/history.sqlite)");
-  check->add_option("--recent", *recent, "A change point among the last N runs of a series is new (default 3)")
-      ->check(CLI::Range(1, 1000));
+  check->add_option("--recent", *recent, "A step in the last N runs of a series is new (default 3)")
+      ->check(CLI::Range(1, static_cast<int>(RecentChangeOptions::kMaxRecent)));
   check->add_option("--tau", *tau, "Slowdown that matters (default 0.03)")->check(finite_range(0, 10));
-  check->add_option("--significance", *significance, "Permutation p below which a split is a change point (default 0.05)")
+  check->add_option("--significance", *significance,
+                    "Permutation p below which a split is a past change point (default 0.05)")
+      ->check(finite_range(1e-6, 0.5));
+  check->add_option("--fdr", *fdr, "False discovery rate of new changes across all series (default 0.01)")
       ->check(finite_range(1e-6, 0.5));
   check->callback([=, &exit_code] {
     if (!fs::exists(db_path()))
       throw InputError(fmt::format("history {}: no such file: add runs first (rooftop history add RESULTS)",
                                    db_path().string()));
     const HistoryStore store(db_path(), HistoryAccess::read);
-    ChangePointOptions options;
-    options.significance = *significance;
+    HistoryCheckOptions options;
+    options.change_points.significance = *significance;
+    options.recent.recent = static_cast<std::size_t>(*recent);
+    options.tau = *tau;
+    options.fdr = *fdr;
+    const auto history = store.series();
+    const auto result = check_history(history, options);
     // Fits 120 columns: the series cut from the left (its benchmark is the end that matters).
     const auto fit = [](const std::string& t, std::size_t w) { return t.size() <= w ? t : ".." + t.substr(t.size() - w + 2); };
     fmt::print("{:<52} {:<20} {:<8} {:>7} {:>6} {:>3}  {}\n", "series (device tier benchmark)", "run", "commit", "change", "p",
                "new", "verdict");
-    int regressions = 0, series = 0, points = 0;
-    for (const auto& s : store.series()) {
-      ++series;
-      std::vector<double> logs;
-      for (const auto& p : s.points) logs.push_back(std::log(p.median_s));
-      for (const auto& cp : find_change_points(logs, options)) {
-        ++points;
-        const bool is_new = cp.index + static_cast<std::size_t>(*recent) >= s.points.size();
-        const bool regression = is_new && cp.change >= *tau;
-        regressions += regression;
-        const auto& at = s.points[cp.index];
-        fmt::print("{:<52} {:<20} {:<8} {:>7} {:>6.3f} {:>3}  {}\n", fit(fmt::format("{} {} {}", s.fingerprint, s.tier, s.benchmark), 52),
-                   at.created.substr(0, 20), at.git_commit.substr(0, 8), fmt::format("{:+.1f}%", 100 * cp.change), cp.p,
-                   is_new ? "yes" : "", regression ? "REGRESSION" : cp.change >= *tau ? "slower" : "faster or small");
-      }
+    const auto row = [&](const SeriesCheck& c, std::size_t index, double change, double p, bool is_new) {
+      const auto name = c.night_factor() ? fmt::format("{} {} (night factor of {} series)", c.fingerprint, c.tier, c.suite_series)
+                                         : fmt::format("{} {} {}", c.fingerprint, c.tier, c.benchmark);
+      const auto& at = c.points[index];
+      const bool regression = is_new && change >= *tau;
+      fmt::print("{:<52} {:<20} {:<8} {:>7} {:>6} {:>3}  {}\n", fit(name, 52), at.created.substr(0, 20), at.git_commit.substr(0, 8),
+                 fmt::format("{:+.1f}%", 100 * change), p < 0.001 ? "<0.001" : fmt::format("{:.3f}", p), is_new ? "yes" : "",
+                 regression ? "REGRESSION" : change >= *tau ? "slower" : "faster or small");
+    };
+    for (const auto& c : result.series) {
+      for (const auto& cp : c.past) row(c, cp.index, cp.change, cp.p, false);
+      if (c.is_new) row(c, c.recent.index, c.recent.change, c.q, true);
     }
-    fmt::print("{} series, {} change points, {} new regressions of {:.0f}% or more (the last {} runs)\n", series, points,
-               regressions, 100 * *tau, *recent);
-    exit_code = regressions ? kExitFailure : kExitOk;
+    for (const auto& c : result.series)
+      if (c.night_factor() && c.regression)
+        fmt::print("every series of {} {:+.1f}% from {} (commit {}):\n  the machine or a change "
+                   "that touches all of them: run the suite on another machine of the kind, or look at that commit\n",
+                   fit(c.fingerprint + " " + c.tier, 40), 100 * c.recent.change, c.points[c.recent.index].created,
+                   c.points[c.recent.index].git_commit.substr(0, 8));
+    fmt::print("{} series, {} change points, {} new regressions of {:.0f}% or more (the last {} runs; false discovery "
+               "rate {:g})\n",
+               result.benchmark_series, result.past_points + result.new_changes, result.regressions, 100 * *tau, *recent, *fdr);
+    exit_code = result.regressions ? kExitFailure : kExitOk;
   });
 }
 

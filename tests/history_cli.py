@@ -46,6 +46,8 @@ got = run("history", "check", "--db", db)
 expect(1, "REGRESSION", got)
 if "+30.0%" not in got[1]:
     sys.exit(f"the step's size is not +30.0%:\n{got[1]}")
+if "2026-10-10" not in got[1] or "2026-10-09" in got[1]:  # night 9 is the first of the new level
+    sys.exit(f"the step is not named by its first night (2026-10-10):\n{got[1]}")
 html = os.path.join(work, "trend.html")
 expect(0, "wrote", run("report", nights[-1], "--history", db, "-o", html))
 page = open(html).read()
