@@ -32,7 +32,7 @@ struct GateOutputs {
 void add_output_options(CLI::App* cmd, GateOutputs& o) {
   cmd->add_option("--config", o.config, "Gate config JSON: alpha, tau_kernel, tau_system, overrides per benchmark")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--alpha", o.alpha, "Family-wise false-alarm level after Holm (default 0.001)")->check(finite_range(1e-12, 0.5));
+  cmd->add_option("--alpha", o.alpha, "Family-wise false-alarm level over the suite's benchmarks, Bonferroni (default 0.01)")->check(finite_range(1e-12, 0.5));
   cmd->add_option("--tau", o.tau, "Slowdown that matters, for every benchmark (default 0.03 kernels, 0.05 systems)")
       ->check(finite_range(0, 10));
   cmd->add_option("--markdown", o.markdown, "Write a Markdown summary (CI job summary, PR comment)");
@@ -133,9 +133,9 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
                    "each re-run that measured the benchmark FAILs it too");
   auto unit = std::make_shared<std::string>("auto");
   gate->add_option("--unit", *unit,
-                   "What a sample is: 'run' tests this run's median against the spread of the baseline's run medians; "
-                   "'repetition' its repetitions against the baseline's; 'auto' takes 'run' for a baseline of 3 or more "
-                   "runs")
+                   "How the baseline is read: 'run' as its runs' medians (their spread measures the drift between "
+                   "runs); 'repetition' as one run's samples (the drift estimated across the suite's benchmarks); "
+                   "'auto' takes 'run' for a baseline of 2 or more runs")
       ->check(CLI::IsMember({"auto", "run", "repetition"}))
       ->capture_default_str();
   auto history = std::make_shared<std::string>();
