@@ -11,13 +11,22 @@
 namespace rooftop {
 namespace {
 
+// The run's overdispersion (variance ratio) beyond which it decides no FAIL: a spread twice
+// the baseline's. A steady run's estimate stays under 1.6 (48 benchmarks, 2 sd).
+constexpr double kUnsteadyRun = 4;
+
 std::string percent(double x) { return std::isfinite(x) ? fmt::format("{:+.1f}%", 100 * x) : "inf"; }
 
 // The upper tail P(T > t) of a Student t.
 double upper_tail(double t, double df) { return student_t_cdf(-t, df); }
 
 std::string spread_phrase(const NoiseModel& model, int runs) {
-  if (runs >= 2) return fmt::format("the spread between {} baseline runs", runs);
+  if (runs >= 2)
+    return model.run_overdispersion > 1.2
+               ? fmt::format("the spread between {} baseline runs, widened x{:.1f} because this run's benchmarks spread "
+                             "that much more than the baseline's (a loaded machine?)", runs,
+                             std::sqrt(model.run_overdispersion))
+               : fmt::format("the spread between {} baseline runs", runs);
   if (model.drift_from_prior)
     return fmt::format("an assumed run-to-run spread (1 baseline run, too few benchmarks to measure it: gate.json "
                        "'drift_prior')");
@@ -58,7 +67,16 @@ void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& mode
   const std::string clocks = c.clock_differs ? fmt::format("; clock {:.0f} MHz vs baseline {:.0f} MHz", c.clock_current,
                                                            c.clock_baseline)
                                              : "";
-  if (fit.own - q_suite * se > tau) {
+  // A run whose unchanged bulk spreads more than twice as wide as the baseline runs' is not
+  // one to fail a build on: a loaded machine slows a random part of a suite by 1.5x to 4x,
+  // which no single run tells from a change of many benchmarks at once.
+  const bool unsteady = model.run_overdispersion > kUnsteadyRun;
+  if (unsteady && fit.own - q95 * se > -tau && !(fit.own + q95 * se < tau)) {
+    c.verdict = Verdict::unresolved;
+    c.reason = fmt::format("this run's benchmarks spread x{:.1f} wider than the baseline runs' (a loaded machine, or a "
+                           "change of many benchmarks at once): no FAIL from this run alone; re-run (`gate --confirm`) "
+                           "or compare builds with `rooftop ab`; {}", std::sqrt(model.run_overdispersion), stats);
+  } else if (fit.own - q_suite * se > tau) {
     c.verdict = Verdict::fail;
     c.reason = fmt::format("slower by {}: beyond the {:.0f}% threshold at the suite's level (alpha {} over {} "
                            "benchmarks); {}{}", percent(c.change), 100 * c.tau, config.alpha, tests, stats,

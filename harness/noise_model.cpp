@@ -14,7 +14,18 @@
 namespace rooftop {
 namespace {
 
-constexpr double kMedianOfChiSquare1 = 0.454936;  // the median of a chi-square of 1 df
+// The bulk's scale is read at the 90th percentile of the benchmarks' squared standardised
+// changes, not their median: a loaded run slows a random tenth to a third of a suite's
+// benchmarks, which moves a median little and the 90th percentile much, while a real
+// regression of fewer than a tenth of them moves neither.
+// A suite of fewer than 20 benchmarks has no 90th percentile worth the name: its median
+// (the chi-square's 0.454936) stands in, robust to a change of up to half of them.
+struct BulkQuantile {
+  double p, chi_square;  // the quantile, and a chi-square of 1 df's at it
+};
+BulkQuantile bulk_quantile(std::size_t benchmarks) {
+  return benchmarks >= 20 ? BulkQuantile{0.9, 2.705543} : BulkQuantile{0.5, 0.454936};
+}
 constexpr double kMadToSd = 1.4826;
 
 // Tukey's median polish of the baseline runs (benchmarks x runs, aligned at the newest run,
@@ -70,21 +81,21 @@ void mean_levels(std::span<const ModelInput> inputs, int runs, const std::vector
 
 // The common variance t2 of the benchmarks' own run-to-run drift with one baseline run:
 // own[b]^2 / (2 t2 + within[b]) is chi-square(1) for the unchanged benchmarks, so t2 is
-// where the median of those ratios is the chi-square's median. A minority of benchmarks
-// that really changed moves a median little.
+// where the bulk's quantile of those ratios is the chi-square's.
 double drift_across_benchmarks(std::span<const double> own, std::span<const double> within) {
-  auto median_ratio = [&](double t2) {
+  const auto bulk = bulk_quantile(own.size());
+  auto bulk_ratio = [&](double t2) {
     std::vector<double> ratios;
     for (std::size_t b = 0; b < own.size(); ++b)
       ratios.push_back(own[b] * own[b] / std::max(2 * t2 + within[b], 1e-300));
-    return median(ratios);
+    return quantile(ratios, bulk.p);
   };
-  if (median_ratio(0) <= kMedianOfChiSquare1) return 0;
+  if (bulk_ratio(0) <= bulk.chi_square) return 0;
   double lo = 0, hi = 1e-6;
-  while (median_ratio(hi) > kMedianOfChiSquare1 && hi < 1e4) hi *= 4;
+  while (bulk_ratio(hi) > bulk.chi_square && hi < 1e4) hi *= 4;
   for (int i = 0; i < 100; ++i) {
     const double mid = 0.5 * (lo + hi);
-    (median_ratio(mid) > kMedianOfChiSquare1 ? lo : hi) = mid;
+    (bulk_ratio(mid) > bulk.chi_square ? lo : hi) = mid;
   }
   return hi;
 }
@@ -107,6 +118,83 @@ double tail_df(std::span<const double> z) {
   for (; i < std::size(kCandidates); ++i)
     if (observed <= student_t_quantile(0.975, kCandidates[i]) / student_t_quantile(0.75, kCandidates[i])) break;
   return i == 0 ? std::numeric_limits<double>::infinity() : kCandidates[std::min(i + 1, std::size(kCandidates) - 1)];
+}
+
+// Two or more baseline runs: each benchmark's residuals about its level and the runs'
+// factors give its own variance, shrunk toward the suite's by Smyth's prior.
+void fit_drift_from_runs(std::span<const ModelInput> inputs, int runs, const std::vector<double>& level,
+                         const std::vector<double>& factor, NoiseModel& model) {
+  const std::size_t n = inputs.size();
+  // Residuals of the newest `runs` runs (a benchmark younger than some has fewer).
+  std::vector<double> variances(n, 0), dfs(n, 0), counts(n, 0);
+  std::vector<std::vector<double>> residuals(n);
+  std::vector<double> pooled_v, pooled_df;
+  for (std::size_t b = 0; b < n; ++b) {
+    const auto& v = inputs[b].baseline;
+    const int have = std::min(static_cast<int>(v.size()), runs);
+    double ss = 0;
+    for (int j = runs - have; j < runs; ++j) {
+      const double e = v[static_cast<std::size_t>(j - runs + static_cast<int>(v.size()))] - level[b] -
+                       factor[static_cast<std::size_t>(j)];
+      ss += e * e;
+      residuals[b].push_back(e);
+    }
+    counts[b] = have;
+    if (have >= 2) {
+      dfs[b] = have - 1;
+      variances[b] = ss / dfs[b];
+      pooled_v.push_back(variances[b]);
+      pooled_df.push_back(dfs[b]);
+    }
+  }
+  const auto prior = fit_variance_prior(pooled_v, pooled_df);
+  const double total_df = std::accumulate(pooled_df.begin(), pooled_df.end(), 0.0);
+  std::vector<double> moderated(n), z;
+  for (std::size_t b = 0; b < n; ++b) {
+    moderated[b] = std::max(dfs[b] > 0 ? moderated_variance(prior, variances[b], dfs[b]) : prior.variance, 1e-300);
+    // Residuals about the level scaled to unit variance ((k - 1) / k of the runs' own).
+    const double k = static_cast<double>(residuals[b].size());
+    // The prior's variance, not the benchmark's own: a benchmark's own variance would
+    // hide the tails (and the drifts unlike the rest) that its next run can show.
+    if (dfs[b] > 0)
+      for (double e : residuals[b]) z.push_back(e / std::sqrt(std::max(prior.variance, 1e-300) * (k - 1) / k));
+  }
+  const double tails = tail_df(z);
+  for (std::size_t b = 0; b < n; ++b) {
+    auto& fit = model.benchmarks[b];
+    const double var = moderated[b];
+    fit.df = std::clamp(std::min(std::isinf(prior.df) ? total_df : prior.df + dfs[b], tails), 1.0,
+                        std::max(total_df, 1.0));
+    // The current run's location varies as a baseline run's does; the baseline's level is
+    // the mean of `counts` runs.
+    fit.variance = std::max(var, inputs[b].floor) * (1 + 1 / std::max(counts[b], 1.0));
+  }
+}
+
+// One baseline run: the suite's typical drift, from this comparison across the benchmarks,
+// or the prior where there are too few of them.
+void fit_drift_from_one_run(std::span<const ModelInput> inputs, const std::vector<double>& own, bool factors,
+                            double drift_prior_sd, NoiseModel& model) {
+  const std::size_t n = inputs.size();
+  std::vector<double> within(n);
+  for (std::size_t b = 0; b < n; ++b) within[b] = inputs[b].within;
+  double drift = 0, df = 4;
+  if (factors) {
+    drift = drift_across_benchmarks(own, within);
+    // One run cannot show a benchmark's own drift: the suite's typical one stands for it,
+    // with at most 10 df, fewer where the suite's own changes have heavier tails (or
+    // benchmarks that drift several times more than the typical one).
+    std::vector<double> z;
+    for (std::size_t b = 0; b < n; ++b) z.push_back(own[b] / std::sqrt(std::max(2 * drift + within[b], 1e-300)));
+    df = std::min(10.0, tail_df(z));
+  } else {
+    drift = drift_prior_sd * drift_prior_sd;
+    model.drift_from_prior = true;
+  }
+  for (std::size_t b = 0; b < n; ++b) {
+    model.benchmarks[b].variance = 2 * std::max(drift, inputs[b].floor) + within[b];
+    model.benchmarks[b].df = df;
+  }
 }
 
 }  // namespace
@@ -157,72 +245,18 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
   for (std::size_t b = 0; b < n; ++b) own[b] = shift[b] - model.suite.shift;
   if (runs >= 2) model.suite.run_spread = sample_stddev(factor);
 
-  if (runs >= 2) {
-    // Each benchmark's residuals about its level and the runs' factors; Smyth's prior pools
-    // their variances so that a few runs give a usable test.
-    std::vector<double> variances(n, 0), dfs(n, 0), counts(n, 0);
-    std::vector<std::vector<double>> residuals(n);
-    std::vector<double> pooled_v, pooled_df;
-    for (std::size_t b = 0; b < n; ++b) {
-      const auto& v = inputs[b].baseline;
-      const int have = std::min(static_cast<int>(v.size()), runs);
-      double ss = 0;
-      for (int j = runs - have; j < runs; ++j) {
-        const double e = v[static_cast<std::size_t>(j - runs + static_cast<int>(v.size()))] - level[b] -
-                         factor[static_cast<std::size_t>(j)];
-        ss += e * e;
-        residuals[b].push_back(e);
-      }
-      counts[b] = have;
-      if (have >= 2) {
-        dfs[b] = have - 1;
-        variances[b] = ss / dfs[b];
-        pooled_v.push_back(variances[b]);
-        pooled_df.push_back(dfs[b]);
-      }
-    }
-    const auto prior = fit_variance_prior(pooled_v, pooled_df);
-    const double total_df = std::accumulate(pooled_df.begin(), pooled_df.end(), 0.0);
-    std::vector<double> moderated(n), z;
-    for (std::size_t b = 0; b < n; ++b) {
-      moderated[b] = std::max(dfs[b] > 0 ? moderated_variance(prior, variances[b], dfs[b]) : prior.variance, 1e-300);
-      // Residuals about the level scaled to unit variance ((k - 1) / k of the runs' own).
-      const double k = static_cast<double>(residuals[b].size());
-      // The prior's variance, not the benchmark's own: a benchmark's own variance would
-      // hide the tails (and the drifts unlike the rest) that its next run can show.
-      if (dfs[b] > 0)
-        for (double e : residuals[b]) z.push_back(e / std::sqrt(std::max(prior.variance, 1e-300) * (k - 1) / k));
-    }
-    const double tails = tail_df(z);
-    for (std::size_t b = 0; b < n; ++b) {
-      auto& fit = model.benchmarks[b];
-      const double var = moderated[b];
-      fit.df = std::clamp(std::min(std::isinf(prior.df) ? total_df : prior.df + dfs[b], tails), 1.0,
-                          std::max(total_df, 1.0));
-      // The current run's location varies as a baseline run's does; the baseline's level is
-      // the mean of `counts` runs.
-      fit.variance = std::max(var, inputs[b].floor) * (1 + 1 / std::max(counts[b], 1.0));
-    }
-  } else {
-    std::vector<double> within(n);
-    for (std::size_t b = 0; b < n; ++b) within[b] = inputs[b].within;
-    double drift = 0, df = 4;
-    if (factors) {
-      drift = drift_across_benchmarks(own, within);
-      // One run cannot show a benchmark's own drift: the suite's typical one stands for it,
-      // with at most 10 df, fewer where the suite's own changes have heavier tails (or
-      // benchmarks that drift several times more than the typical one).
-      std::vector<double> z;
-      for (std::size_t b = 0; b < n; ++b) z.push_back(own[b] / std::sqrt(std::max(2 * drift + within[b], 1e-300)));
-      df = std::min(10.0, tail_df(z));
-    } else {
-      drift = drift_prior_sd * drift_prior_sd;
-      model.drift_from_prior = true;
-    }
-    for (std::size_t b = 0; b < n; ++b) {
-      model.benchmarks[b].variance = 2 * std::max(drift, inputs[b].floor) + within[b];
-      model.benchmarks[b].df = df;
-    }
+  if (runs >= 2) fit_drift_from_runs(inputs, runs, level, factor, model);
+  else fit_drift_from_one_run(inputs, own, factors, drift_prior_sd, model);
+  if (factors && runs >= 2) {
+    // The empirical null (Efron 2004): the unchanged majority's own changes should look like
+    // the model's noise. A run the baseline's calm runs never showed (a machine loaded for
+    // part of the run: benchmarks 2x to 10x apart) spreads them wider; the bulk's robust
+    // scale (bulk_quantile) then widens every benchmark's variance, never narrows it.
+    std::vector<double> z;
+    for (std::size_t b = 0; b < n; ++b) z.push_back(own[b] * own[b] / model.benchmarks[b].variance);
+    const auto bulk = bulk_quantile(n);
+    model.run_overdispersion = std::max(1.0, quantile(z, bulk.p) / bulk.chi_square);
+    for (auto& f : model.benchmarks) f.variance *= model.run_overdispersion;
   }
   if (factors) {
     // The factor is a median of the shifts: (pi / 2) of a mean's variance.

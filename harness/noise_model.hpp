@@ -50,6 +50,9 @@ struct NoiseModel {
   std::vector<ModelFit> benchmarks;  // in the inputs' order
   SuiteFactor suite;
   bool drift_from_prior = false;     // one baseline run and too few benchmarks: the prior's drift
+  // How much wider than the baseline runs' noise the current run's unchanged bulk spreads
+  // (>= 1; the variances were multiplied by it).
+  double run_overdispersion = 1;
 };
 
 inline constexpr std::size_t kMinBenchmarksForRunFactor = 5;

@@ -22,6 +22,9 @@ struct NoiseShape {
   double tail_df = 0;         // > 0: every draw Student-t with these df (heavy tails), scaled to the sd
   double tick = 0;            // > 0: samples rounded to this fraction of the benchmark's time
   double outliers = 0;        // this share of samples is 1.5x to 3x slower
+  // > 0: this share of runs is loaded (another job on the cores): in such a run, a third of
+  // the benchmarks, at random, are 1.5x to 4x slower (seen on the 2-core VM during builds).
+  double loaded_runs = 0;
 };
 
 // The shapes the issue names, and a quiet machine.
@@ -40,11 +43,13 @@ struct Tally {
   int gates = 0;
   int benchmark_tests = 0, benchmark_fails = 0;  // FAIL verdicts of unchanged benchmarks
   int suite_fails = 0;       // gates that would exit 1
+  int suite_fails_confirmed = 0;  // the same after `--confirm` with a re-run (a FAIL must repeat)
   int suite_unresolved = 0;  // gates that would exit 6
   int caught = 0;            // gates where the slowed benchmark FAILs (or, for a suite slowdown, exit != 0)
   int green_over_slowdown = 0;  // gates that exit 0 while a benchmark's 95% interval lies wholly above tau
   double benchmark_fail_rate() const { return benchmark_tests ? double(benchmark_fails) / benchmark_tests : 0; }
   double suite_fail_rate() const { return gates ? double(suite_fails) / gates : 0; }
+  double confirmed_fail_rate() const { return gates ? double(suite_fails_confirmed) / gates : 0; }
   double unresolved_rate() const { return gates ? double(suite_unresolved) / gates : 0; }
   double caught_rate() const { return gates ? double(caught) / gates : 0; }
 };
