@@ -258,7 +258,8 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   float q[GP][E], acc[GP][E], m[GP], l[GP];
   for (int g = 0; g < GP; ++g) {
     // A row past the block's scores its last row's query again, and is never written.
-    const auto c = reinterpret_cast<const Chunk<T, E>*>(static_cast<const T*>(a.q) + (r.head0 + min(g, rows - 1)) * D)[lane];
+    const T* row = static_cast<const T*>(a.q) + (r.head0 + min(g, rows - 1)) * D;
+    const auto c = reinterpret_cast<const Chunk<T, E>*>(row)[lane];
     for (int e = 0; e < E; ++e) {
       q[g][e] = to_f(c.x[e]) * scale;
       acc[g][e] = 0;
