@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstring>
@@ -203,6 +204,26 @@ TEST_CASE("CPU bf16 decode: both paths (AVX512_BF16 dot products where the CPU h
              Catch::Contains(cpu_has_bf16_dot() ? "AVX512_BF16 dot products" : "fp32 FMAs"));
 }
 
+TEST_CASE("CPU decode: every query-per-KV group from 1 to 16 streams the cache on the bandwidth kernel", "[attention]") {
+  // No group falls back to the fused prefill kernel: the group's heads are the rows of one
+  // pass over the cache (padded to a multiple of 4 with zero rows), odd groups included.
+  // Batch 2 and 2 KV heads (a padded row that wrote would land in another head's output), a
+  // last short chunk of 16 keys.
+  for (int g = 1; g <= 16; ++g)
+    for (const Dtype dtype : {Dtype::fp32, Dtype::bf16}) {
+      const auto text = fmt::format("decode:2x{}x2x{}x{}{}", 2 * g, g % 2 ? 208 : 201, g % 3 ? 64 : 128,
+                                    g % 2 ? ":paged16" : "");
+      INFO(text << " " << dtype_name(dtype));
+      const auto p = make_attention_problem(parse_attention_shape(text), dtype, "cpu");
+      auto instance = create_attention_cpu(p, fresh_seed());
+      CHECK_THAT(instance->implementation(), Catch::Contains("bandwidth kernel"));
+      const auto result = instance->check();
+      INFO(result.worst_element << " ratio " << result.max_error_ratio << " (" << result.tolerance << ")");
+      CHECK(result.passed);
+      CHECK(result.elements_checked == result.elements_total);
+    }
+}
+
 TEST_CASE("CPU paths: prefill on oneDNN tiles (bf16 where the CPU has bf16 units), decode streamed, the rest fused",
           "[attention]") {
   auto implementation = [](const char* shape, Dtype d) {
@@ -300,6 +321,20 @@ TEST_CASE("fp16 conversions: every half round-trips, floats round to nearest eve
 }
 
 #if defined(ROOFTOP_HAVE_CUDA)
+TEST_CASE("the CUDA decode kernel takes every group from 1 to 16: fp32 above 8 in passes over the cache", "[attention]") {
+  CHECK(kMaxDecodeGroup == 16);
+  for (std::int64_t g = 1; g <= kMaxDecodeGroup; ++g) {
+    INFO("group " << g);
+    CHECK(decode_passes(Dtype::bf16, g) == 1);  // the tensor-core kernel: one m16 tile of rows
+    CHECK(decode_passes(Dtype::fp16, g) == 1);
+    CHECK(decode_passes(Dtype::fp32, g) == (g <= 8 ? 1 : 2));  // 8 rows in registers
+  }
+  // The workspace holds a ticket for every block row (at most one a query head).
+  CHECK(decode_workspace_floats(2, 24, 8, 128, 3) == 2 * 24 * 3 * 130 + 2 * 24);
+  // The attention suite accepts any group; the kernel's limit is said at the point.
+  CHECK_NOTHROW(make_attention_problem(parse_attention_shape("decode:1x12x4x64x64"), Dtype::bf16, "cuda"));
+}
+
 TEST_CASE("decode splits: the fewest waves x stages, within the split-size bounds", "[attention]") {
   // B = 32 x 8 KV heads on 792 resident blocks (6 a multiprocessor on 132), waves x (stages
   // of 64 keys + 2 for a block's start): 4 splits (the fewest for 32k keys) make 2 waves of

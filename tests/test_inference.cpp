@@ -273,6 +273,31 @@ TEST_CASE("the CPU decoder matches the reference, and a stale cache length is ca
   CHECK(moved > logit_tolerance(Dtype::fp32) * scale);
 }
 
+TEST_CASE("the CPU decoder runs odd query-per-KV groups and matches the reference", "[inference]") {
+  // Llama-3.2-3B's attention layout (24 query heads over 8 KV heads of 128: group 3) on a
+  // small body, as a user's config.json gives it; then groups 5, 7 and 12 at head dim 64.
+  const auto base = parse_model_config(R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 24,
+    "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 1024, "max_position_embeddings": 4096,
+    "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "tie_word_embeddings": true})",
+                                       "the group-3 test config", "group3");
+  CHECK(base.heads / base.kv_heads == 3);
+  struct Variant {
+    std::int64_t heads, kv_heads, head_dim;
+  };
+  for (const Variant v : {Variant{24, 8, 128}, Variant{10, 2, 64}, Variant{7, 1, 64}, Variant{24, 2, 64}})
+    for (Dtype d : {Dtype::fp32, Dtype::bf16}) {
+      auto config = base;
+      config.heads = v.heads;
+      config.kv_heads = v.kv_heads;
+      config.head_dim = v.head_dim;
+      INFO(v.heads << "/" << v.kv_heads << " heads of " << v.head_dim << ", " << dtype_name(d));
+      const auto c = check_cpu_decoder(random_decoder_weights(config, d, 21), 2, 22);
+      CHECK(c.passed);
+      CHECK(c.elements_checked > 0);
+    }
+}
+
 // transformers' init (initializer_range 0.08) gives logits where no token dominates: the
 // bf16 bound must pass its roundings on any inputs, and still fail a decoder that is wrong.
 TEST_CASE("the bf16 logit bound passes bf16's roundings on transformers' weights and fails a wrong rope", "[inference]") {

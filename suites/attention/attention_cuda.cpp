@@ -160,7 +160,8 @@ class DecodeCuda final : public Instance {
       throw PointSkipped(fmt::format("decode tile '{}' does not fit {} keys (s<splits>, each split {} to {} keys, at most {} "
                                      "splits); run `rooftop tune` again", s.tile, s.skv, kDecodeMinSplitKeys,
                                      kDecodeMaxSplitKeys, kDecodeMaxSplits));
-    const int splits = s.tile.empty() ? decode_splits(s.b, s.hkv, s.skv, decode_resident_blocks(dtype, s.d, s.group()))
+    const std::int64_t block_rows = s.hkv * decode_passes(dtype, s.group());  // per sequence: the grid's x
+    const int splits = s.tile.empty() ? decode_splits(s.b, block_rows, s.skv, decode_resident_blocks(dtype, s.d, s.group()))
                                       : static_cast<int>(split_count(s.tile));
     const auto workspace = static_cast<std::size_t>(decode_workspace_floats(s.b, s.hq, s.hkv, s.d, splits)) * sizeof(float);
     partial_ = gpu::DeviceBuffer(workspace);
@@ -170,8 +171,10 @@ class DecodeCuda final : public Instance {
   }
 
   std::string implementation() const override {
-    return fmt::format("rooftop split-KV decode ({} splits x 4 warps, {} cache)", args_.splits,
-                       args_.block ? fmt::format("paged {}", args_.block) : "contiguous");
+    const std::int64_t g = args_.hq / args_.hkv, passes = decode_passes(args_.dtype, g);
+    return fmt::format("rooftop split-KV decode ({} splits x 4 warps, {} cache, group {}{})", args_.splits,
+                       args_.block ? fmt::format("paged {}", args_.block) : "contiguous", g,
+                       passes > 1 ? fmt::format(" in {} passes over the cache", passes) : std::string());
   }
   std::string implementation_label() const override { return fmt::format("split-KV x{}", args_.splits); }
 
@@ -182,9 +185,10 @@ class DecodeCuda final : public Instance {
  private:
   static const AttentionShape& check_shape(const AttentionShape& s) {
     const auto g = s.group();
-    if (g != 1 && g != 2 && g != 4 && g != 8)
-      throw PointSkipped(fmt::format("the decode kernel keeps 1, 2, 4 or 8 query heads per KV head in registers, "
-                                     "not {}", g));
+    if (g < 1 || g > kMaxDecodeGroup)
+      throw PointSkipped(fmt::format("no fast decode kernel for group {}: the split-KV kernel runs 1 to {} query heads "
+                                     "per KV head, and the attention suite has no generic decode kernel",
+                                     g, kMaxDecodeGroup));
     return s;
   }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "devices/cuda/gpu_runtime.hpp"
@@ -49,10 +51,37 @@ __device__ inline std::int64_t partial_index(std::int64_t bh, int split, int spl
   return (bh * splits + split) * (d + 2);
 }
 
-// After the partials, a ticket per (b, kvh): the last split block of a pair to finish merges
-// all splits into the output rows, so no second kernel (and its launch gap) follows.
+// After the partials, a ticket per block row (b, kvh, pass): the last split block of a row to
+// finish merges all splits into the output rows, so no second kernel (and its launch gap)
+// follows. The workspace holds b x hq tickets, at least one per block row.
 __device__ inline std::uint32_t* tickets(const DecodeArgs& a) {
   return reinterpret_cast<std::uint32_t*>(a.partial + a.b * a.hq * a.splits * (a.d + 2));
+}
+
+// The query heads a block serves: the group's G = hq / hkv heads of one (b, kvh), in passes of
+// at most GP (the kernel's compile-time rows: G rounded up to a power of two, so that any
+// group from 1 to 16 runs on one of five kernels). Rows past the group are masked: their
+// queries are zeros (tensor cores) or the last row's again (fp32), and nothing of theirs is
+// written. The tensor-core kernel takes a group whole (GP up to 16, one pass); the fp32
+// kernel holds at most 8 rows in registers and walks a larger group's cache in two passes.
+// blockIdx.x = (b x hkv + kvh) x passes + pass.
+struct BlockRows {
+  std::int64_t b, kvh;
+  std::int64_t head0;  // b x hq + the first query head of this block
+  int n;               // the rows it serves, 1 to GP
+};
+
+template <int GP, bool kPasses>
+__device__ inline BlockRows block_rows(const DecodeArgs& a) {
+  const int group = static_cast<int>(a.hq / a.hkv), passes = kPasses ? (group + GP - 1) / GP : 1;
+  const std::int64_t x = blockIdx.x, pair = kPasses ? x / passes : x;
+  const int pass = kPasses ? static_cast<int>(x % passes) : 0;
+  BlockRows r;
+  r.b = pair / a.hkv;
+  r.kvh = pair % a.hkv;
+  r.head0 = r.b * a.hq + r.kvh * group + pass * GP;
+  r.n = kPasses ? min(GP, group - pass * GP) : group;
+  return r;
 }
 
 // The split's paged block ids, once into shared memory, so no key waits on a table load
@@ -77,25 +106,30 @@ __device__ inline std::int64_t key_row(const DecodeArgs& a, std::int64_t b, std:
   return ((blk * a.hkv + kvh) * a.block + (jj & (static_cast<int>(a.block) - 1))) * a.d;
 }
 
-// The last block of a (b, kvh) merges the splits' partials into the output rows. It runs
-// after every other block of the pair, so on a one-wave launch (batch 1 to 8) its time is
+// The last block of a block row merges the splits' partials into the output rows. It runs
+// after every other block of the row, so on a one-wave launch (batch 1 to 8) its time is
 // the kernel's tail: it is built to wait on as few dependent loads as it can. Each thread
 // keeps a running max and sum over its splits in one pass (the sum rescaled as the max
 // moves), so the partials' m and l are read once; then warp w adds splits w, w + kWarps,
 // ..., unrolled so that the loads of several splits are in flight together, its lanes
-// holding the G x D outputs. (A serial walk, two passes over every split, was the tail of
-// B = 1 decode: 1.9 TB/s at 33 splits of 32k keys, 0.3 TB/s at 512.)
-template <class T, int D, int G>
-__device__ void merge_splits(const DecodeArgs& a, std::int64_t b, std::int64_t kvh, float (*sm_acc)[G][D]) {
-  // Four splits' loads in flight on the tensor-core kernels; the fp32 kernel at G = 8 would
-  // pass 128 registers with them, and lose a block a multiprocessor.
-  constexpr int kPerLane = D / kWarp, kSplitsInFlight = std::is_same_v<T, float> && G == 8 ? 1 : 4;
-  const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-  const std::int64_t bh0 = b * a.hq + kvh * G;
-  __shared__ float warp_part[kWarps][G], head_max[G], head_sum[G];
-  const auto block_reduce = [&](float (&v)[G], bool take_max, float (&out)[G]) {
+// holding the rows x D outputs. (A serial walk, two passes over every split, was the tail of
+// B = 1 decode: 1.9 TB/s at 33 splits of 32k keys, 0.3 TB/s at 512.) Loops over the GP
+// compile-time rows are unrolled (a register array indexed at run time would go to local
+// memory) and skip the rows past r.n: a block-uniform branch.
+template <class T, int D, int GP>
+__device__ void merge_splits(const DecodeArgs& a, const BlockRows& r, float (*sm_acc)[GP][D]) {
+  // Four splits' loads in flight on the tensor-core kernels up to 8 rows; the fp32 kernel at
+  // 8 rows would pass 128 registers with them, and lose a block a multiprocessor, and 16
+  // rows have 16 splits' worth of loads in flight in one.
+  constexpr int kPerLane = D / kWarp,
+                kSplitsInFlight = (std::is_same_v<T, float> && GP == 8) || GP > 8 ? 1 : 4;
+  const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp, rows = r.n;
+  const std::int64_t bh0 = r.head0;
+  __shared__ float warp_part[kWarps][GP], head_max[GP], head_sum[GP];
+  const auto block_reduce = [&](float (&v)[GP], bool take_max, float (&out)[GP]) {
 #pragma unroll
-    for (int g = 0; g < G; ++g) {
+    for (int g = 0; g < GP; ++g) {
+      if (g >= rows) continue;
       float x = v[g];
       for (int off = kWarp / 2; off > 0; off /= 2) {
         const float y = __shfl_xor_sync(0xffffffffu, x, off);
@@ -104,19 +138,19 @@ __device__ void merge_splits(const DecodeArgs& a, std::int64_t b, std::int64_t k
       if (lane == 0) warp_part[warp][g] = x;
     }
     __syncthreads();
-    if (threadIdx.x < G) {
+    if (threadIdx.x < rows) {
       float x = warp_part[0][threadIdx.x];
       for (int w = 1; w < kWarps; ++w) x = take_max ? fmaxf(x, warp_part[w][threadIdx.x]) : x + warp_part[w][threadIdx.x];
       out[threadIdx.x] = x;
     }
     __syncthreads();
   };
-  // unrolled loops over g: a register array indexed at run time would go to local memory
-  float mx[G], sum[G];
+  float mx[GP], sum[GP];
 #pragma unroll
-  for (int g = 0; g < G; ++g) {
+  for (int g = 0; g < GP; ++g) {
     mx[g] = -INFINITY;
     sum[g] = 0;
+    if (g >= rows) continue;
     for (int sp = threadIdx.x; sp < a.splits; sp += blockDim.x) {
       const float* part = a.partial + partial_index(bh0 + g, sp, a.splits, D);
       const float pm = __ldcg(part), pl = __ldcg(part + 1);
@@ -128,13 +162,15 @@ __device__ void merge_splits(const DecodeArgs& a, std::int64_t b, std::int64_t k
   }
   block_reduce(mx, true, head_max);
 #pragma unroll
-  for (int g = 0; g < G; ++g) sum[g] = mx[g] == -INFINITY ? 0.0f : sum[g] * __expf(mx[g] - head_max[g]);
+  for (int g = 0; g < GP; ++g)
+    if (g < rows) sum[g] = mx[g] == -INFINITY ? 0.0f : sum[g] * __expf(mx[g] - head_max[g]);
   block_reduce(sum, false, head_sum);
-  float acc[G][kPerLane] = {};
+  float acc[GP][kPerLane] = {};
 #pragma unroll kSplitsInFlight
   for (int sp = warp; sp < a.splits; sp += kWarps) {
 #pragma unroll
-    for (int g = 0; g < G; ++g) {
+    for (int g = 0; g < GP; ++g) {
+      if (g >= rows) continue;
       const float* part = a.partial + partial_index(bh0 + g, sp, a.splits, D);
       const float pm = __ldcg(part);
       float o[kPerLane];
@@ -146,11 +182,11 @@ __device__ void merge_splits(const DecodeArgs& a, std::int64_t b, std::int64_t k
     }
   }
 #pragma unroll
-  for (int g = 0; g < G; ++g)
+  for (int g = 0; g < GP; ++g)
 #pragma unroll
     for (int i = 0; i < kPerLane; ++i) sm_acc[warp][g][lane + kWarp * i] = acc[g][i];
   __syncthreads();
-  for (int idx = threadIdx.x; idx < G * D; idx += blockDim.x) {
+  for (int idx = threadIdx.x; idx < rows * D; idx += blockDim.x) {
     const int g = idx / D, t = idx % D;
     float o = 0;
     for (int w = 0; w < kWarps; ++w) o += sm_acc[w][g][t];
@@ -159,13 +195,14 @@ __device__ void merge_splits(const DecodeArgs& a, std::int64_t b, std::int64_t k
 }
 
 // The end of a split block: ROWS softmax states (m in units of the scaled score, l, and the
-// unnormalised outputs, in shared memory) merged into one partial per query head; then the
-// last block of the (b, kvh) merges the splits' partials into the output. `sm_acc` is free
-// once this block's partial is written: the merge keeps its warps' sums there.
-template <class T, int D, int G, int ROWS>
-__device__ void finish_split(const DecodeArgs& a, std::int64_t b, std::int64_t kvh, int split, const float (*sm_m)[G],
-                             const float (*sm_l)[G], float (*sm_acc)[G][D]) {
-  for (int idx = threadIdx.x; idx < G * D; idx += blockDim.x) {
+// unnormalised outputs, in shared memory) merged into one partial per query head of the
+// block's r.n; then the last block of the block row merges the splits' partials into the
+// output. `sm_acc` is free once this block's partial is written: the merge keeps its warps'
+// sums there.
+template <class T, int D, int GP, int ROWS>
+__device__ void finish_split(const DecodeArgs& a, const BlockRows& r, int split, const float (*sm_m)[GP],
+                             const float (*sm_l)[GP], float (*sm_acc)[GP][D]) {
+  for (int idx = threadIdx.x; idx < r.n * D; idx += blockDim.x) {
     const int g = idx / D, t = idx % D;
     float mx = -INFINITY;
     for (int w = 0; w < ROWS; ++w) mx = fmaxf(mx, sm_m[w][g]);
@@ -175,7 +212,7 @@ __device__ void finish_split(const DecodeArgs& a, std::int64_t b, std::int64_t k
       lsum += sm_l[w][g] * f;
       o += sm_acc[w][g][t] * f;
     }
-    float* part = a.partial + partial_index(b * a.hq + kvh * G + g, split, a.splits, D);
+    float* part = a.partial + partial_index(r.head0 + g, split, a.splits, D);
     if (t == 0) {
       part[0] = mx;
       part[1] = lsum;
@@ -185,29 +222,31 @@ __device__ void finish_split(const DecodeArgs& a, std::int64_t b, std::int64_t k
   __shared__ bool last;
   __threadfence();  // this block's partials visible to the others before its ticket
   __syncthreads();
-  const std::int64_t pair = b * a.hkv + kvh;
+  const std::int64_t row = blockIdx.x;  // the block row's ticket
   if (threadIdx.x == 0) {
-    last = atomicAdd(&tickets(a)[pair], 1u) == static_cast<unsigned>(a.splits - 1);
-    if (last) tickets(a)[pair] = 0;  // ready for the next launch
+    last = atomicAdd(&tickets(a)[row], 1u) == static_cast<unsigned>(a.splits - 1);
+    if (last) tickets(a)[row] = 0;  // ready for the next launch
   }
   __syncthreads();
   if (!last) return;
   __threadfence();
-  merge_splits<T, D, G>(a, b, kvh, sm_acc);
+  merge_splits<T, D, GP>(a, r, sm_acc);
 }
 
 // ---- fp32: CUDA cores ----
 
-// Block (b, kvh, split): each half-warp walks its own keys of the split and keeps its own
-// softmax state; a lane holds E = D/16 elements of the G queries, of the key and value
-// rows and of the outputs. Half-warp rows halve the shuffles and exponentials per key
-// against a warp per row.
-template <class T, int D, int G>
+// Block (block row, split): each half-warp walks its own keys of the split and keeps its own
+// softmax state; a lane holds E = D/16 elements of the block's query rows (GP of them in
+// registers, r.n used), of the key and value rows and of the outputs. Half-warp rows halve
+// the shuffles and exponentials per key against a warp per row.
+template <class T, int D, int GP>
 __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   constexpr int kRowLanes = 16, kRows = kWarps * kWarp / kRowLanes;  // half-warps in the block
   constexpr int E = D / kRowLanes;
   const int lane = threadIdx.x % kRowLanes, row_group = threadIdx.x / kRowLanes;
-  const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
+  const BlockRows r = block_rows<GP, GP == kDecodeFp32Rows>(a);  // only 8 rows take passes
+  const std::int64_t b = r.b, kvh = r.kvh;
+  const int rows = r.n;
   const int split = blockIdx.y;
   const std::int64_t skv = keys_attended(a);
   const std::int64_t chunk = (skv + a.splits - 1) / a.splits;
@@ -216,9 +255,11 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   __shared__ std::int32_t table[kMaxSplitKeys / 16 + 2];
   load_block_table(a, b, k0, k1, table);
 
-  float q[G][E], acc[G][E], m[G], l[G];
-  for (int g = 0; g < G; ++g) {
-    const auto c = reinterpret_cast<const Chunk<T, E>*>(static_cast<const T*>(a.q) + ((b * a.hq + kvh * G + g) * D))[lane];
+  float q[GP][E], acc[GP][E], m[GP], l[GP];
+  for (int g = 0; g < GP; ++g) {
+    // A row past the block's scores its last row's query again, and is never written.
+    const T* row = static_cast<const T*>(a.q) + (r.head0 + min(g, rows - 1)) * D;
+    const auto c = reinterpret_cast<const Chunk<T, E>*>(row)[lane];
     for (int e = 0; e < E; ++e) {
       q[g][e] = to_f(c.x[e]) * scale;
       acc[g][e] = 0;
@@ -247,7 +288,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u)
       for (int e = 0; e < E; ++e) kf[u][e] = to_f(kc[u].x[e]);
-    for (int g = 0; g < G; ++g) {
+    for (int g = 0; g < GP; ++g) {  // all GP rows: a branch on the used ones cost registers
       float sc[kUnroll];
       float m_new = m[g];
 #pragma unroll
@@ -271,8 +312,8 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
       m[g] = m_new;
     }
   }
-  __shared__ float sm_m[kRows][G], sm_l[kRows][G], sm_acc[kRows][G][D];
-  for (int g = 0; g < G; ++g) {
+  __shared__ float sm_m[kRows][GP], sm_l[kRows][GP], sm_acc[kRows][GP][D];
+  for (int g = 0; g < GP; ++g) {
     if (lane == 0) {
       sm_m[row_group][g] = m[g];
       sm_l[row_group][g] = l[g];
@@ -280,15 +321,16 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
     for (int e = 0; e < E; ++e) sm_acc[row_group][g][lane * E + e] = acc[g][e];
   }
   __syncthreads();
-  finish_split<T, D, G, kRows>(a, b, kvh, split, sm_m, sm_l, sm_acc);
+  finish_split<T, D, GP, kRows>(a, r, split, sm_m, sm_l, sm_acc);
 }
 
 #if ROOFTOP_GPU_HAS_MMA_SYNC  // mma.sync, ldmatrix, cp.async: NVIDIA PTX
 // ---- bf16 and fp16: tensor cores ----
 
-// The group's G query heads are the rows of one m16n8k16 tile (rows past G are zeros), so
-// a key costs two MMAs and a share of an ldmatrix instead of the CUDA-core kernel's ~70
-// instructions, which held it below the HBM roof. Keys stream through a cp.async ring in
+// The group's query heads are the rows of one m16n8k16 tile (rows past the group are zeros:
+// any group up to 16 costs the same per key), so a key costs two MMAs and a share of an
+// ldmatrix instead of the CUDA-core kernel's ~70 instructions, which held it below the HBM
+// roof. Keys stream through a cp.async ring in
 // shared memory, kMmaStages deep; each warp takes 16 keys of every stage and keeps its own
 // softmax state.
 constexpr int kMmaStageKeys = kWarps * 16, kMmaStages = 3;
@@ -300,9 +342,15 @@ constexpr int mma_ring_bytes() {
   return kMmaStages * 2 * kMmaStageKeys * D * static_cast<int>(sizeof(T)) + 256;
 }
 
-template <class T, int D, int G>
-__global__ void __launch_bounds__(kWarps* kWarp) decode_split_mma(DecodeArgs a) {
+// At head dim 64 the ring lets four blocks share a multiprocessor (Hopper): their registers
+// are held to 128 a thread, which the 16-row kernel passed (157) without the bound. Head dim
+// 128 holds two blocks by shared memory whatever the registers: no bound (0).
+template <class T, int D, int GP>
+__global__ void __launch_bounds__(kWarps* kWarp, D == 64 ? 4 : 0) decode_split_mma(DecodeArgs a) {
   using namespace tensor_core;
+  static_assert(GP <= 16, "a group's rows are one m16 tile");
+  static_assert(kWarps * GP * D * 4 <= kMmaStages * 2 * kMmaStageKeys * D * static_cast<int>(sizeof(T)),
+                "the warps' outputs reuse the ring");
   constexpr int kChunks = D / 8;  // 16-byte chunks a row
   extern __shared__ uint4 ring_raw[];
   // [stage][K, V][kMmaStageKeys][D], swizzled rows
@@ -310,7 +358,8 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split_mma(DecodeArgs a) 
   __shared__ __align__(256) T sq[16 * D];
   __shared__ std::int32_t table[kMaxSplitKeys / 16 + 2];
   const int warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
-  const std::int64_t bk = blockIdx.x, b = bk / a.hkv, kvh = bk % a.hkv;
+  const BlockRows r = block_rows<GP, false>(a);  // the whole group: one pass
+  const std::int64_t b = r.b, kvh = r.kvh;
   const int split = blockIdx.y;
   const std::int64_t skv = keys_attended(a);
   const std::int64_t chunk = (skv + a.splits - 1) / a.splits;
@@ -339,7 +388,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split_mma(DecodeArgs a) 
   for (int i = threadIdx.x; i < 16 * kChunks; i += kWarps * kWarp) {
     const int row = i / kChunks, c = i % kChunks;
     uint4 v{};
-    if (row < G) v = reinterpret_cast<const uint4*>(static_cast<const T*>(a.q) + (b * a.hq + kvh * G + row) * D)[c];
+    if (row < r.n) v = reinterpret_cast<const uint4*>(static_cast<const T*>(a.q) + (r.head0 + row) * D)[c];
     *reinterpret_cast<uint4*>(sq + swizzled<D>(row, c)) = v;
   }
   __syncthreads();
@@ -385,26 +434,30 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split_mma(DecodeArgs a) 
   cp_async_wait<0>();
   __syncthreads();  // the ring is free: it holds the warps' outputs now
 
-  // Row g < G of each warp's state lives in quad g (accumulator elements 0 and 1).
-  __shared__ float sm_m[kWarps][G], sm_l[kWarps][G];
-  auto sm_acc = reinterpret_cast<float(*)[G][D]>(ring);  // [kWarps][G][D], smaller than the ring
-  float sum = row_sum[0];
-  sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-  sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-  const int g = lane / 4;
-  if (g < G) {
-    if (lane % 4 == 0) {
-      sm_m[warp][g] = row_max[0] * rsqrtf(static_cast<float>(D));  // the scaled score's units
-      sm_l[warp][g] = sum;
-    }
+  // Row g of each warp's state lives in quad g % 8: rows 0-7 in accumulator elements 0 and 1
+  // (state [0]), rows 8-15 in elements 2 and 3 (state [1]). Rows past r.n are not written.
+  __shared__ float sm_m[kWarps][GP], sm_l[kWarps][GP];
+  auto sm_acc = reinterpret_cast<float(*)[GP][D]>(ring);  // [kWarps][GP][D], smaller than the ring
 #pragma unroll
-    for (int dt = 0; dt < D / 8; ++dt) {
-      sm_acc[warp][g][dt * 8 + (lane % 4) * 2] = o[dt][0];
-      sm_acc[warp][g][dt * 8 + (lane % 4) * 2 + 1] = o[dt][1];
+  for (int half = 0; half < (GP > 8 ? 2 : 1); ++half) {
+    float sum = row_sum[half];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const int g = lane / 4 + 8 * half;
+    if (g < GP && g < r.n) {
+      if (lane % 4 == 0) {
+        sm_m[warp][g] = row_max[half] * rsqrtf(static_cast<float>(D));  // the scaled score's units
+        sm_l[warp][g] = sum;
+      }
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt) {
+        sm_acc[warp][g][dt * 8 + (lane % 4) * 2] = o[dt][2 * half];
+        sm_acc[warp][g][dt * 8 + (lane % 4) * 2 + 1] = o[dt][2 * half + 1];
+      }
     }
   }
   __syncthreads();
-  finish_split<T, D, G, kWarps>(a, b, kvh, split, sm_m, sm_l, sm_acc);
+  finish_split<T, D, GP, kWarps>(a, r, split, sm_m, sm_l, sm_acc);
 }
 
 // The kernel a dtype, head dim and group run, and its dynamic shared memory.
@@ -420,36 +473,47 @@ struct SplitKernel {
   int shared;
 };
 
-template <class T, int D, int G>
+template <class T, int D, int GP>
 SplitKernel split_kernel() {
   if constexpr (std::is_same_v<T, float>) {
-    return {decode_split<T, D, G>, 0};
+    return {decode_split<T, D, GP>, 0};
   } else {
 #if !ROOFTOP_GPU_HAS_MMA_SYNC
     throw PointSkipped(kNoMmaDecode);
 #else
     static const bool attribute_set = [] {
-      ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(decode_split_mma<T, D, G>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      ROOFTOP_GPU_CHECK(cudaFuncSetAttribute(decode_split_mma<T, D, GP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              mma_ring_bytes<T, D>()));
       return true;
     }();
     (void)attribute_set;
-    return {decode_split_mma<T, D, G>, mma_ring_bytes<T, D>()};
+    return {decode_split_mma<T, D, GP>, mma_ring_bytes<T, D>()};
 #endif
   }
 }
 
+// The kernel for a group: its rows GP, the group rounded up to a power of two, the extra rows
+// masked. Five kernels a dtype and head dim (four for fp32, whose larger groups take two
+// passes of 8 rows) run every group from 1 to 16, where one kernel a group would be 16.
 template <class T, int D>
 SplitKernel split_group(std::int64_t g) {
-  switch (g) {
-    case 1: return split_kernel<T, D, 1>();
-    case 2: return split_kernel<T, D, 2>();
-    case 4: return split_kernel<T, D, 4>();
-    default: return split_kernel<T, D, 8>();
+  if (g <= 1) return split_kernel<T, D, 1>();
+  if (g <= 2) return split_kernel<T, D, 2>();
+  if (g <= 4) return split_kernel<T, D, 4>();
+  if constexpr (std::is_same_v<T, float>) {
+    return split_kernel<T, D, kDecodeFp32Rows>();
+  } else {
+    if (g <= 8) return split_kernel<T, D, 8>();
+    return split_kernel<T, D, 16>();
   }
 }
 
 SplitKernel split_kernel_for(Dtype dtype, std::int64_t d, std::int64_t g) {
+  if (g < 1 || g > kMaxDecodeGroup)
+    throw std::invalid_argument("the split decode kernel runs groups of 1 to 16 query heads per KV head, not " +
+                                std::to_string(g));
+  if (d != 64 && d != 128)
+    throw std::invalid_argument("the split decode kernel runs head dims 64 and 128, not " + std::to_string(d));
   switch (dtype) {
     case Dtype::fp32: return d == 64 ? split_group<float, 64>(g) : split_group<float, 128>(g);
     case Dtype::bf16: return d == 64 ? split_group<__nv_bfloat16, 64>(g) : split_group<__nv_bfloat16, 128>(g);
@@ -484,7 +548,8 @@ int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int reside
 }
 
 std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t d, int splits) {
-  return b * hq * splits * (d + 2) + b * hkv;  // partials, then a ticket per (b, kvh)
+  (void)hkv;
+  return b * hq * splits * (d + 2) + b * hq;  // partials, then a ticket per block row (at most one a query head)
 }
 
 int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group) {
@@ -497,8 +562,13 @@ int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group) {
 }
 
 void launch_decode(const DecodeArgs& a) {
-  const SplitKernel k = split_kernel_for(a.dtype, a.d, a.hq / a.hkv);
-  k.kernel<<<dim3(static_cast<unsigned>(a.b * a.hkv), static_cast<unsigned>(a.splits)), kWarps * kWarp, k.shared,
+  if (a.hkv <= 0 || a.hq % a.hkv != 0)
+    throw std::invalid_argument("decode: " + std::to_string(a.hq) + " query heads are not a multiple of " +
+                                std::to_string(a.hkv) + " KV heads");
+  const std::int64_t group = a.hq / a.hkv;
+  const SplitKernel k = split_kernel_for(a.dtype, a.d, group);
+  const std::int64_t rows = a.b * a.hkv * decode_passes(a.dtype, group);  // block rows: grid x
+  k.kernel<<<dim3(static_cast<unsigned>(rows), static_cast<unsigned>(a.splits)), kWarps * kWarp, k.shared,
              gpu::stream()>>>(a);
   ROOFTOP_GPU_CHECK_LAUNCH("decode_split");
 }

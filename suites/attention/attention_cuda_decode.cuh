@@ -28,8 +28,16 @@ struct DecodeArgs {
   const std::int32_t* skv_on_device = nullptr;
 };
 
-// The largest group (Hq / Hkv) the kernel keeps in registers.
-inline constexpr std::int64_t kMaxDecodeGroup = 8;
+// The groups (Hq / Hkv) the split kernel runs: 1 to kMaxDecodeGroup query heads per KV head,
+// each on the kernel compiled for the next power of two, the rows past the group masked. The
+// tensor-core kernel (bf16, fp16) takes a group whole, the rows of one m16 tile; the fp32
+// kernel holds kDecodeFp32Rows rows in registers and walks a larger group's cache in passes.
+inline constexpr std::int64_t kMaxDecodeGroup = 16;
+inline constexpr int kDecodeFp32Rows = 8;
+// Passes of the split kernel over a (batch, KV head)'s cache: its blocks of the grid's x.
+inline std::int64_t decode_passes(Dtype dtype, std::int64_t group) {
+  return dtype == Dtype::fp32 && group > kDecodeFp32Rows ? (group + kDecodeFp32Rows - 1) / kDecodeFp32Rows : 1;
+}
 // The most keys one split walks: its paged block ids fit in shared memory.
 inline constexpr std::int64_t kMaxSplitKeys = kDecodeMaxSplitKeys;
 // Blocks of the split kernel the whole GPU holds at once, for this dtype, head dim and group.
@@ -38,10 +46,10 @@ int decode_resident_blocks(Dtype dtype, std::int64_t d, std::int64_t group);
 // head) pairs need that many splits to fill the GPU (B = 1 at 512 keys: 16 blocks of 256
 // keys left 116 of the H100's 132 multiprocessors idle).
 inline constexpr std::int64_t kMinSplitKeys = kDecodeMinSplitKeys;
-// Splits of the cache per (batch, KV head): each split kMinSplitKeys to kMaxSplitKeys keys,
+// Splits of the cache per (batch, KV head) (per block row: pass hkv x decode_passes): each split kMinSplitKeys to kMaxSplitKeys keys,
 // chosen for the least waves of `resident_blocks` x ring stages a split walks.
 int decode_splits(std::int64_t b, std::int64_t hkv, std::int64_t skv, int resident_blocks);
-// The workspace: the splits' partials and a ticket per (batch, KV head), zeroed once before
+// The workspace: the splits' partials and a ticket per block row, zeroed once before
 // the first launch (each launch leaves its tickets at zero again).
 std::int64_t decode_workspace_floats(std::int64_t b, std::int64_t hq, std::int64_t hkv, std::int64_t d, int splits);
 // Queues the split kernel on gpu::stream(); the last split of each (batch, KV head) to

@@ -152,8 +152,10 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
   ROOFTOP_GPU_CHECK(cudaMemsetAsync(argmax_workspace_.get(), 0, argmax_workspace_.bytes(), gpu::stream()));
   host_logits_.assign(static_cast<std::size_t>(batch * c.vocab), 0.0f);
   const bool fused_dims = c.head_dim == 64 || c.head_dim == 128;
-  const std::int64_t group = c.heads / c.kv_heads;  // the split kernel is compiled for these groups
-  split_decode_ = fused_dims && (group == 1 || group == 2 || group == 4 || group == 8);
+  const std::int64_t group = c.heads / c.kv_heads;  // the split kernel runs groups 1 to 16
+  split_decode_ = fused_dims && c.heads % c.kv_heads == 0 && group >= 1 && group <= attention::kMaxDecodeGroup;
+  if (!split_decode_)
+    no_fast_decode_ = fused_dims ? fmt::format("group {}", group) : fmt::format("head dim {}", c.head_dim);
   if (split_decode_) {
     const int resident = attention::decode_resident_blocks(Dtype::bf16, c.head_dim, c.heads / c.kv_heads);
     decode_splits_ = attention::decode_splits(batch, c.kv_heads, max_context, resident);
@@ -419,7 +421,8 @@ std::string CudaDecoder::implementation() const {
       fp8_ ? "fp8: e4m3 projection and LM-head weights (per-tensor scales) and inputs (static per-tensor scales, "
              "calibrated), bf16 embedding, cache and attention; "
            : "",
-      chosen, dtype_name(w_.dtype), algo, split_decode_ ? "the attention suite's split-KV decode kernel" : "a plain kernel for decode",
+      chosen, dtype_name(w_.dtype), algo, split_decode_ ? "the attention suite's split-KV decode kernel"
+                    : fmt::format("no fast decode kernel for {}: the generic kernel ran", no_fast_decode_),
       fused_prefill_ok_ ? "its fused prefill kernel " + attention::config_name(prefill_config_) + " from an empty cache"
                         : "a plain kernel for prefill",
       cache_.page ? fmt::format("paged, {} positions a page, pages shuffled", cache_.page) : std::string("contiguous"),

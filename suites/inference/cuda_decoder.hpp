@@ -92,8 +92,11 @@ class CudaDecoder final : public Decoder {
   std::unique_ptr<gpu::PinnedBuffer> step_host_, next_host_;
   // A decode step's attention: the attention suite's split-KV kernel with the splits chosen
   // once for max_context (a graph replays one launch); prefill from an empty cache: its
-  // fused tensor-core kernel. Where the head dim or group does not fit them, a plain kernel.
+  // fused tensor-core kernel. Where the head dim or group does not fit them, a plain kernel,
+  // and no_fast_decode_ names what did not fit ("group 17", "head dim 80") for the
+  // implementation text.
   bool split_decode_ = false, fused_prefill_ok_ = false, warmed_up_ = false;
+  std::string no_fast_decode_;
   int decode_splits_ = 0;
   attention::PrefillConfig prefill_config_{};
   gpu::DeviceBuffer decode_workspace_;

@@ -26,6 +26,7 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "suites/attention/attention_cuda.hpp"
+#include "suites/attention/attention_cuda_decode.cuh"
 #include "suites/attention/attention_cuda_prefill.cuh"
 #include "suites/attention/attention_problem.hpp"
 #include "devices/devices.hpp"
@@ -114,9 +115,33 @@ TEST_CASE("split-KV decode matches the reference: contiguous and paged, GQA rati
                           "decode:4x32x4x2080x128:paged32", "decode:1x8x1x33x64"};
   for (const char* text : shapes)
     for (Dtype d : {Dtype::bf16, Dtype::fp16, Dtype::fp32}) check_attention_point(attention::parse_attention_shape(text), d);
-  // A group the kernel does not hold in registers is skipped before launch.
-  const auto p = attention::make_attention_problem(attention::parse_attention_shape("decode:1x12x4x64x64"), Dtype::bf16, "cuda");
-  CHECK_THROWS_AS(attention::create_attention_cuda(p, 1), PointSkipped);
+  // A group past the kernel's 16 is skipped before launch, and says so.
+  const auto p = attention::make_attention_problem(attention::parse_attention_shape("decode:1x17x1x64x64"), Dtype::bf16, "cuda");
+  CHECK_THROWS_WITH(attention::create_attention_cuda(p, 1), Catch::Contains("no fast decode kernel for group 17"));
+}
+
+TEST_CASE("split-KV decode runs every group from 1 to 16: odd groups on the next power of two's kernel, rows masked",
+          "[gpu][attention]") {
+  // The odd groups at both head dims, contiguous and paged, in every dtype (fp32 takes
+  // groups above 8 in two passes): batch 2 and 2 KV heads, so a masked row that wrote
+  // anything would land in another head's output, and 1008 keys (63 pages of 16; not a
+  // multiple of the kernels' 64-key stages).
+  for (const int g : {3, 5, 6, 7, 12})
+    for (const int d : {64, 128})
+      for (const char* layout : {"", ":paged16"}) {
+        const auto shape = attention::parse_attention_shape(fmt::format("decode:2x{}x2x1008x{}{}", 2 * g, d, layout));
+        for (Dtype dtype : {Dtype::bf16, Dtype::fp16, Dtype::fp32}) check_attention_point(shape, dtype);
+      }
+  // Every group 1 to 16 once, at the decoder's layout (8 KV heads, head dim 128) and at 64
+  // with one KV head paged by 32, bf16 and fp32; the implementation names the group.
+  for (std::int64_t g = 1; g <= 16; ++g)
+    for (const auto& text : {fmt::format("decode:1x{}x8x528x128", 8 * g), fmt::format("decode:3x{}x1x96x64:paged32", g)})
+      for (Dtype dtype : {Dtype::bf16, Dtype::fp32}) {
+        const auto shape = attention::parse_attention_shape(text);
+        check_attention_point(shape, dtype);
+        const auto instance = attention::create_attention_cuda(attention::make_attention_problem(shape, dtype, "cuda"), 1);
+        CHECK_THAT(instance->implementation(), Catch::Contains(fmt::format("group {}", g)));
+      }
 }
 
 TEST_CASE("fused prefill matches the reference in every compiled tile: causal, GQA, odd lengths", "[gpu][attention][seconds=900]") {
@@ -311,6 +336,58 @@ TEST_CASE("inference: the CUDA decoder matches the double-precision reference, e
       CHECK(c.passed);
       CHECK(c.elements_checked > 0);
     }
+}
+
+TEST_CASE("inference: every query-per-KV group from 1 to 16 runs the split-KV decode kernel and matches the reference",
+          "[gpu][inference]") {
+  // Llama-3.2-3B's attention layout (24 query heads over 8 KV heads of 128: group 3) on a
+  // small body of 2 layers, then other odd groups and the largest; a config JSON as a user
+  // gives one. Group 17 and head dim 32 have no fast kernel: the generic one runs, matches
+  // the reference, and the implementation says so.
+  constexpr const char* kGroup3 = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+    "hidden_size": 512, "intermediate_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 24,
+    "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 4096, "max_position_embeddings": 4096,
+    "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "tie_word_embeddings": true})";
+  const auto base = inference::parse_model_config(kGroup3, "the group-3 test config", "group3");
+  struct Variant {
+    std::int64_t heads, kv_heads, head_dim;
+  };
+  for (const Variant v : {Variant{24, 8, 128}, Variant{12, 4, 64}, Variant{40, 8, 128}, Variant{12, 2, 64},
+                          Variant{14, 2, 128}, Variant{24, 2, 64}, Variant{16, 1, 128}, Variant{17, 1, 64},
+                          Variant{6, 2, 32}})
+    for (const std::int64_t page : {0, 16})
+      for (const auto launch : {inference::Launch::eager, inference::Launch::graph}) {
+        if (page && launch == inference::Launch::eager) continue;  // paged: the graph's launch only
+        auto config = base;
+        config.heads = v.heads;
+        config.kv_heads = v.kv_heads;
+        config.head_dim = v.head_dim;
+        const std::int64_t group = v.heads / v.kv_heads;
+        at_point(fmt::format("heads {}/{} x {}, page {}", v.heads, v.kv_heads, v.head_dim, page));
+        const auto w = inference::random_decoder_weights(config, Dtype::bf16, fresh_seed());
+        const auto c = inference::check_decoder(w, 2, fresh_seed(),
+                                                [launch, page](const inference::DecoderWeights& weights, std::int64_t b,
+                                                               std::int64_t context, std::int64_t layers) {
+                                                  return std::make_unique<inference::CudaDecoder>(weights, b, context,
+                                                                                                  layers, launch, page);
+                                                });
+        INFO("heads " << v.heads << "/" << v.kv_heads << " x " << v.head_dim << ", page " << page << ", "
+                      << (launch == inference::Launch::graph ? "graph" : "eager") << ": error " << c.max_error_ratio
+                      << " x the bound at " << c.worst_element << " (" << c.tolerance << ")");
+        CHECK(c.passed);
+        CHECK(c.elements_checked > 0);
+        const inference::CudaDecoder decoder(w, 1, 64, -1, launch, page);
+        const std::string text = decoder.implementation();
+        INFO(text);
+        if (v.head_dim != 64 && v.head_dim != 128) {
+          CHECK_THAT(text, Catch::Contains(fmt::format("no fast decode kernel for head dim {}: the generic kernel ran", v.head_dim)));
+        } else if (group > attention::kMaxDecodeGroup) {
+          CHECK_THAT(text, Catch::Contains(fmt::format("no fast decode kernel for group {}: the generic kernel ran", group)));
+        } else {
+          CHECK_THAT(text, Catch::Contains("the attention suite's split-KV decode kernel"));
+          CHECK_THAT(text, !Catch::Contains("no fast decode kernel"));
+        }
+      }
 }
 
 TEST_CASE("inference: the GEMV matches a double-precision product in every epilogue, at odd sizes, bf16 and fp8",
