@@ -25,6 +25,8 @@
 #include "suites/inference/model_config.hpp"
 #include "suites/inference/reference_decoder.hpp"
 #include "suites/inference/safetensors.hpp"
+#include "suites/inference/decoder_weights.hpp"
+#include "tests/transformers_fixture_check.hpp"
 
 using namespace rooftop;
 using namespace rooftop::inference;
@@ -326,6 +328,42 @@ TEST_CASE("the bf16 logit bound passes bf16's roundings on transformers' weights
   });
   CHECK_FALSE(unscaled.passed);
   CHECK(unscaled.max_error_ratio > 1.5);
+}
+
+
+TEST_CASE("transformers' checkpoints: the CPU decoder gives transformers' logits and greedy tokens; a lost rope scaling "
+          "does not", "[inference]") {
+  const std::filesystem::path fixtures = ROOFTOP_TEST_HF_FIXTURES;
+  if (!std::filesystem::is_directory(fixtures)) {
+    WARN("transformers' checkpoints are absent at '" + fixtures.string() + "': not checked");
+    return;
+  }
+  const auto make = [](const DecoderWeights& w, std::int64_t context) { return std::make_unique<CpuDecoder>(w, 1, context); };
+  for (const char* name : {"llama-plain", "llama-llama3rope"}) {
+    const auto dir = (fixtures / name).string();
+    std::ifstream in(fixtures / name / "expected.json");
+    REQUIRE(in);
+    const auto expected = nlohmann::json::parse(in);
+    const auto config = load_model_config(dir);
+    for (Dtype d : {Dtype::fp32, Dtype::bf16}) {
+      const auto weights = load_decoder_weights(config, d, checkpoint_files(dir));
+      const auto c = check_against_transformers(weights, expected, make);
+      INFO(fmt::format("{} {}: worst |logit - transformers'| {:.4g}, bound {:.4g}; {} of {} decided tokens differ", name,
+                       dtype_name(d), c.worst, c.allowed, c.tokens_differ, c.tokens_compared));
+      CHECK(c.worst <= c.allowed);
+      CHECK(c.tokens_compared >= 8);
+      CHECK(c.tokens_differ == 0);
+    }
+    if (config.rope_scaling.type == "default") continue;
+    // The same checkpoint decoded as if its config had no rope scaling: transformers' logits
+    // and tokens are no longer ours.
+    auto flipped = load_decoder_weights(config, Dtype::bf16, checkpoint_files(dir));
+    flipped.config.rope_scaling = RopeScaling{};
+    const auto c = check_against_transformers(flipped, expected, make);
+    INFO(fmt::format("{} without its rope scaling: worst {:.4g}, bound {:.4g}; {} of {} tokens differ", name, c.worst,
+                     c.allowed, c.tokens_differ, c.tokens_compared));
+    CHECK((c.worst > c.allowed || c.tokens_differ > 0));
+  }
 }
 
 TEST_CASE("the gate holds inference, a scenario suite, to the 5% system threshold", "[inference]") {

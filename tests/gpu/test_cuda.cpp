@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <random>
@@ -41,6 +43,8 @@
 #include "suites/inference/cuda_gemv.cuh"
 #include "suites/inference/inference_check.hpp"
 #include "suites/inference/model_config.hpp"
+#include "suites/inference/decoder_weights.hpp"
+#include "tests/transformers_fixture_check.hpp"
 
 using namespace rooftop;
 
@@ -575,4 +579,37 @@ int main(int argc, char** argv) {
     return kExitNoDevice;
   }
   return Catch::Session().run(argc, argv);
+}
+
+// transformers' own tiny checkpoints through the CUDA decoder (bf16): its logits and greedy
+// tokens, and a lost rope scaling caught. The fixtures are found at ROOFTOP_HF_FIXTURES (the
+// GPU machine has no ../shared): absent, the case says so and checks nothing.
+TEST_CASE("inference: the CUDA decoder gives transformers' logits and greedy tokens on its checkpoints", "[gpu][inference]") {
+  const char* env = std::getenv("ROOFTOP_HF_FIXTURES");
+  const std::filesystem::path fixtures = env ? env : "";
+  if (fixtures.empty() || !std::filesystem::is_directory(fixtures)) {
+    WARN("ROOFTOP_HF_FIXTURES names no folder of transformers' checkpoints (hf-tiny-llama3): not checked");
+    return;
+  }
+  const auto make = [](const inference::DecoderWeights& w, std::int64_t context) {
+    return std::make_unique<inference::CudaDecoder>(w, 1, context);
+  };
+  for (const char* name : {"llama-plain", "llama-llama3rope"}) {
+    const auto dir = (fixtures / name).string();
+    std::ifstream in(fixtures / name / "expected.json");
+    REQUIRE(in);
+    const auto expected = nlohmann::json::parse(in);
+    const auto config = inference::load_model_config(dir);
+    auto weights = inference::load_decoder_weights(config, Dtype::bf16, inference::checkpoint_files(dir));
+    const auto c = inference::check_against_transformers(weights, expected, make);
+    INFO(fmt::format("{}: worst |logit - transformers'| {:.4g}, bound {:.4g}; {} of {} decided tokens differ", name, c.worst,
+                     c.allowed, c.tokens_differ, c.tokens_compared));
+    CHECK(c.worst <= c.allowed);
+    CHECK(c.tokens_compared >= 8);
+    CHECK(c.tokens_differ == 0);
+    if (config.rope_scaling.type == "default") continue;
+    weights.config.rope_scaling = inference::RopeScaling{};
+    const auto flipped = inference::check_against_transformers(weights, expected, make);
+    CHECK((flipped.worst > flipped.allowed || flipped.tokens_differ > 0));
+  }
 }
