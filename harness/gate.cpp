@@ -141,7 +141,7 @@ void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns)
 }
 
 bool Comparison::unresolved_above_tau() const {
-  return verdict == Verdict::unresolved && tested && std::log1p(change_low) > std::log1p(tau);
+  return verdict == Verdict::unresolved && compared() && std::log1p(change_low) > std::log1p(tau);
 }
 
 int GateReport::count_unresolved_above_tau() const {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 #include "harness/special_functions.hpp"
 #include "harness/statistics.hpp"
@@ -28,23 +30,40 @@ std::string spread_phrase(const NoiseModel& model, int runs) {
                              std::sqrt(model.run_overdispersion))
                : fmt::format("the spread between {} baseline runs", runs);
   if (model.drift_from_prior)
-    return fmt::format("an assumed run-to-run spread (1 baseline run, too few benchmarks to measure it: gate.json "
-                       "'drift_prior')");
+    return fmt::format("1 baseline run and fewer than {} benchmarks to measure the run-to-run spread across: at least "
+                       "the assumed one (gate.json 'drift_prior')", kMinBenchmarksForDriftAcross);
   return "the run-to-run spread measured across the suite's benchmarks (1 baseline run)";
 }
 
+// The t quantiles of a benchmark's own 95% interval and of the suite's level (one-sided
+// alpha / m), cached by df: a suite's benchmarks share a few df values, and each quantile is
+// a bisection of the incomplete beta.
+class Quantiles {
+ public:
+  Quantiles(double alpha, int tests) : level_(std::max(alpha / tests, 1e-300)) {}
+  std::pair<double, double> operator()(double df) {
+    auto it = cache_.find(df);
+    if (it == cache_.end())  // the upper quantile as minus the lower one: 1 - level rounds to 1 for tiny levels
+      it = cache_.emplace(df, std::make_pair(student_t_quantile(0.975, df), -student_t_quantile(level_, df))).first;
+    return it->second;
+  }
+
+ private:
+  double level_;
+  std::map<double, std::pair<double, double>> cache_;
+};
+
 void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& model, int runs, int tests,
-                      const GateConfig& config) {
+                      const GateConfig& config, Quantiles& quantiles) {
   const double tau = std::log1p(c.tau), se = std::sqrt(fit.variance);
   if (!(se > 1e-9)) {  // identical locations in every run and no timer tick seen: nothing to test against
+    c.change = c.change_low = c.change_high = std::expm1(fit.own);  // a change above tau still keeps exit 0 away
     c.verdict = Verdict::unresolved;
     c.reason = fmt::format("the {} baseline runs' medians are identical: no spread to test against (was one run "
                            "promoted twice?)", runs);
     return;
   }
-  const double q95 = student_t_quantile(0.975, fit.df);
-  const double level = std::max(config.alpha / tests, 1e-300);  // one-sided, per benchmark
-  const double q_suite = student_t_quantile(1 - level, fit.df);
+  const auto [q95, q_suite] = quantiles(fit.df);
   c.change = std::expm1(fit.own);
   c.change_low = std::expm1(fit.own - q95 * se);
   c.change_high = std::expm1(fit.own + q95 * se);
@@ -71,7 +90,7 @@ void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& mode
   // one to fail a build on: a loaded machine slows a random part of a suite by 1.5x to 4x,
   // which no single run tells from a change of many benchmarks at once.
   const bool unsteady = model.run_overdispersion > kUnsteadyRun;
-  if (unsteady && fit.own - q95 * se > -tau && !(fit.own + q95 * se < tau)) {
+  if (unsteady && !(fit.own + q95 * se < tau)) {
     c.verdict = Verdict::unresolved;
     c.reason = fmt::format("this run's benchmarks spread x{:.1f} wider than the baseline runs' (a loaded machine, or a "
                            "change of many benchmarks at once): no FAIL from this run alone; re-run (`gate --confirm`) "
@@ -168,9 +187,10 @@ void decide_by_model(GateReport& report, const std::vector<std::size_t>& tested,
   const auto model = fit_noise_model(inputs, runs, report.config.drift_prior);
   const int tests = static_cast<int>(tested.size());
   std::vector<double> taus;
+  Quantiles quantiles(report.config.alpha, std::max(tests, 1));
   for (std::size_t i = 0; i < tested.size(); ++i) {
     auto& c = report.comparisons[tested[i]];
-    decide_benchmark(c, model.benchmarks[i], model, runs, tests, report.config);
+    decide_benchmark(c, model.benchmarks[i], model, runs, tests, report.config, quantiles);
     taus.push_back(c.tau);
   }
   if (!tested.empty()) report.suite_shift = decide_suite(model, taus, report.config, tests);

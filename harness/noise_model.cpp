@@ -43,7 +43,7 @@ void median_polish(std::span<const ModelInput> inputs, int runs, bool fit_factor
   };
   level.assign(n, 0);
   factor.assign(static_cast<std::size_t>(runs), 0);
-  std::vector<double> column;
+  std::vector<double> column, previous(factor);
   for (int sweep = 0; sweep < 20; ++sweep) {
     for (std::size_t b = 0; b < n; ++b) {
       column.clear();
@@ -61,7 +61,13 @@ void median_polish(std::span<const ModelInput> inputs, int runs, bool fit_factor
       factor[static_cast<std::size_t>(j)] = column.empty() ? 0 : median(column);
     }
     const double centre = median(factor);
-    for (auto& f : factor) f -= centre;
+    double moved = 0;
+    for (std::size_t j = 0; j < factor.size(); ++j) {
+      moved = std::max(moved, std::fabs(factor[j] - centre - previous[j]));
+      factor[j] -= centre;
+    }
+    if (moved < 1e-12) return;  // converged
+    previous = factor;
   }
 }
 
@@ -179,7 +185,7 @@ void fit_drift_from_one_run(std::span<const ModelInput> inputs, const std::vecto
   std::vector<double> within(n);
   for (std::size_t b = 0; b < n; ++b) within[b] = inputs[b].within;
   double drift = 0, df = 4;
-  if (factors) {
+  if (n >= kMinBenchmarksForDriftAcross) {
     drift = drift_across_benchmarks(own, within);
     // One run cannot show a benchmark's own drift: the suite's typical one stands for it,
     // with at most 10 df, fewer where the suite's own changes have heavier tails (or
@@ -188,7 +194,10 @@ void fit_drift_from_one_run(std::span<const ModelInput> inputs, const std::vecto
     for (std::size_t b = 0; b < n; ++b) z.push_back(own[b] / std::sqrt(std::max(2 * drift + within[b], 1e-300)));
     df = std::min(10.0, tail_df(z));
   } else {
+    // Too few benchmarks to estimate it across them (a median of a handful of ratios, one of
+    // them zero by construction): the documented prior is the floor, with 4 df.
     drift = drift_prior_sd * drift_prior_sd;
+    if (factors) drift = std::max(drift, drift_across_benchmarks(own, within));
     model.drift_from_prior = true;
   }
   for (std::size_t b = 0; b < n; ++b) {

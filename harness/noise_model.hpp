@@ -56,6 +56,9 @@ struct NoiseModel {
 };
 
 inline constexpr std::size_t kMinBenchmarksForRunFactor = 5;
+// With one baseline run, the benchmarks' own drift is estimated across them from 20 on;
+// below, the prior (drift_prior) is its floor.
+inline constexpr std::size_t kMinBenchmarksForDriftAcross = 20;
 
 // `runs`: the baseline's run count (each input holds up to that many locations).
 // `drift_prior_sd`: the benchmark's own run-to-run spread (log sd) assumed where nothing

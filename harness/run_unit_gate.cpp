@@ -34,7 +34,6 @@ RunUnitBaseline history_baseline(const std::vector<HistorySeries>& history, cons
                                  const std::string& origin) {
   RunUnitBaseline b;
   b.origin = origin;
-  std::vector<std::string> runs_seen;
   for (const auto& s : history) {
     if (s.fingerprint != current.meta.fingerprint || s.tier != current.meta.tier) continue;
     auto& medians = b.medians_s[s.benchmark];
@@ -42,11 +41,13 @@ RunUnitBaseline history_baseline(const std::vector<HistorySeries>& history, cons
     for (auto p = s.points.rbegin(); p != s.points.rend() && static_cast<int>(medians.size()) < max_runs; ++p) {
       if (p->created == current.meta.created) continue;
       medians.insert(medians.begin(), p->median_s);
-      if (std::find(runs_seen.begin(), runs_seen.end(), p->created) == runs_seen.end()) runs_seen.push_back(p->created);
     }
     if (medians.empty()) b.medians_s.erase(s.benchmark);
   }
-  b.runs = static_cast<int>(runs_seen.size());
+  // Aligned at the newest: as many runs as the benchmark with the most medians (a count of
+  // the distinct runs would leave empty columns where suites ran on different nights).
+  b.runs = 0;
+  for (const auto& [name, medians] : b.medians_s) b.runs = std::max(b.runs, static_cast<int>(medians.size()));
   return b;
 }
 

@@ -14,6 +14,8 @@
 
 #include "harness/atomic_file.hpp"
 #include "harness/baselines.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/gate_exit.hpp"
 #include "harness/runner.hpp"
 #include "harness/tuning_cache.hpp"
 #include "harness/run_unit_gate.hpp"
@@ -176,6 +178,10 @@ TEST_CASE("run unit: a 2x speed-up is IMPROVED, one benchmark keeps its own vari
   CHECK(named(same, name_of(1)).verdict == Verdict::unresolved);
   CHECK(named(same, name_of(1)).reason.find("identical") != std::string::npos);
   CHECK_FALSE(named(same, name_of(1)).tested);
+  // Untested, yet twice as slow: never an all-clear (the review's case: a PASS beside it
+  // once made the gate exit 0).
+  CHECK(named(same, name_of(1)).unresolved_above_tau());
+  CHECK(gate_exit(same).code == kExitUnresolved);
 }
 
 TEST_CASE("run unit: one baseline run, a broken point, NEW and MISSING", "[gate][run-unit]") {
