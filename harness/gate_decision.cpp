@@ -30,8 +30,8 @@ std::string spread_phrase(const NoiseModel& model, int runs) {
                              std::sqrt(model.run_overdispersion))
                : fmt::format("the spread between {} baseline runs", runs);
   if (model.drift_from_prior)
-    return fmt::format("1 baseline run and fewer than {} benchmarks to measure the run-to-run spread across: at least "
-                       "the assumed one (gate.json 'drift_prior')", kMinBenchmarksForDriftAcross);
+    return fmt::format("an assumed run-to-run spread (1 baseline run and fewer than {} benchmarks to measure it across: "
+                       "gate.json 'drift_prior')", kMinBenchmarksForRunFactor);
   return "the run-to-run spread measured across the suite's benchmarks (1 baseline run)";
 }
 

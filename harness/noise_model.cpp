@@ -90,10 +90,21 @@ void mean_levels(std::span<const ModelInput> inputs, int runs, const std::vector
 // where the bulk's quantile of those ratios is the chi-square's.
 double drift_across_benchmarks(std::span<const double> own, std::span<const double> within) {
   const auto bulk = bulk_quantile(own.size());
+  // The benchmark at the median has an own change of exactly 0 by construction (the factor
+  // is its shift): it says nothing of the spread, and one zero is left out.
+  std::vector<std::size_t> informative;
+  bool median_dropped = false;
+  for (std::size_t b = 0; b < own.size(); ++b) {
+    if (own[b] == 0 && !median_dropped) {
+      median_dropped = true;
+      continue;
+    }
+    informative.push_back(b);
+  }
+  if (informative.empty()) return 0;
   auto bulk_ratio = [&](double t2) {
     std::vector<double> ratios;
-    for (std::size_t b = 0; b < own.size(); ++b)
-      ratios.push_back(own[b] * own[b] / std::max(2 * t2 + within[b], 1e-300));
+    for (std::size_t b : informative) ratios.push_back(own[b] * own[b] / std::max(2 * t2 + within[b], 1e-300));
     return quantile(ratios, bulk.p);
   };
   if (bulk_ratio(0) <= bulk.chi_square) return 0;
@@ -185,19 +196,18 @@ void fit_drift_from_one_run(std::span<const ModelInput> inputs, const std::vecto
   std::vector<double> within(n);
   for (std::size_t b = 0; b < n; ++b) within[b] = inputs[b].within;
   double drift = 0, df = 4;
-  if (n >= kMinBenchmarksForDriftAcross) {
-    drift = drift_across_benchmarks(own, within);
+  if (factors) {
     // One run cannot show a benchmark's own drift: the suite's typical one stands for it,
     // with at most 10 df, fewer where the suite's own changes have heavier tails (or
-    // benchmarks that drift several times more than the typical one).
+    // benchmarks that drift several times more than the typical one); under 20 benchmarks
+    // n - 3 df at most, for a median of a handful of ratios is itself uncertain.
+    drift = drift_across_benchmarks(own, within);
     std::vector<double> z;
     for (std::size_t b = 0; b < n; ++b) z.push_back(own[b] / std::sqrt(std::max(2 * drift + within[b], 1e-300)));
-    df = std::min(10.0, tail_df(z));
+    df = n >= kMinBenchmarksForDriftAcross ? std::min(10.0, tail_df(z))
+                                           : std::clamp(static_cast<double>(n) - 3, 2.0, 10.0);
   } else {
-    // Too few benchmarks to estimate it across them (a median of a handful of ratios, one of
-    // them zero by construction): the documented prior is the floor, with 4 df.
     drift = drift_prior_sd * drift_prior_sd;
-    if (factors) drift = std::max(drift, drift_across_benchmarks(own, within));
     model.drift_from_prior = true;
   }
   for (std::size_t b = 0; b < n; ++b) {

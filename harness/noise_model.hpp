@@ -56,8 +56,8 @@ struct NoiseModel {
 };
 
 inline constexpr std::size_t kMinBenchmarksForRunFactor = 5;
-// With one baseline run, the benchmarks' own drift is estimated across them from 20 on;
-// below, the prior (drift_prior) is its floor.
+// With one baseline run, the benchmarks' own drift is read at the 90th percentile across
+// them from 20 on; from 5 to 19 at the median, with n - 3 df.
 inline constexpr std::size_t kMinBenchmarksForDriftAcross = 20;
 
 // `runs`: the baseline's run count (each input holds up to that many locations).

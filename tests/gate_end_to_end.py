@@ -60,11 +60,12 @@ slow = copy.deepcopy(results)
 for r in slow["results"]:
     r["samples"]["seconds_per_iteration"] = [s * 1.2 for s in r["samples"]["seconds_per_iteration"]]
 save(slow, "slow.json")  # +20% exactly: the calibration below
-# The FAIL check: every sample moved past the slowest baseline sample (at least +20%), so
-# the regression is certain whatever this host's noise (seen: within-run CVs of 50-140%
-# made a plain +20% rightly UNRESOLVED).
+# The FAIL check: three benchmarks' every sample moved past their slowest baseline sample
+# (at least +20%), so the regression is certain whatever this host's noise (seen: within-run
+# CVs of 50-140% made a plain +20% rightly UNRESOLVED). Three, not all: every benchmark
+# slower together is the suite's shift, which one baseline run cannot tell from the machine.
 separated = copy.deepcopy(results)
-for r in separated["results"]:
+for r in separated["results"][:3]:
     t = r["samples"]["seconds_per_iteration"]
     factor = max(1.2, 1.1 * max(t) / min(t))
     r["samples"]["seconds_per_iteration"] = [s * factor for s in t]
@@ -73,7 +74,8 @@ run("gate", "--baseline", store, save(separated, "separated.json"), "--junit", p
 suite = ET.parse(path("j.xml")).getroot().find("testsuite")
 cases = suite.findall("testcase")
 failures = [c for c in cases if c.find("failure") is not None]
-if len(cases) != len(results["results"]) or not failures or int(suite.get("failures")) != len(failures):
+benchmark_cases = [c for c in cases if c.get("classname") != "suite"]  # the suite shift is a case of its own
+if len(benchmark_cases) != len(results["results"]) or not failures or int(suite.get("failures")) != len(failures):
     problems.append(f"JUnit: {len(cases)} testcases, {len(failures)} failures, header says {suite.get('failures')}")
 with open(path("m.md")) as f:
     md = f.read()

@@ -331,7 +331,7 @@ TEST_CASE("the bf16 logit bound passes bf16's roundings on transformers' weights
 }
 
 
-TEST_CASE("transformers' checkpoints: the CPU decoder gives transformers' logits and greedy tokens; a lost rope scaling "
+TEST_CASE("transformers' checkpoints: the CPU decoder gives transformers' logits and greedy tokens, a lost rope scaling "
           "does not", "[inference]") {
   const std::filesystem::path fixtures = ROOFTOP_TEST_HF_FIXTURES;
   if (!std::filesystem::is_directory(fixtures)) {

@@ -6,7 +6,7 @@ results and checked in headless Chromium (views_test.js), with screenshots at 13
 - comparison: a real procurement comparison, the H100 against this CPU, priced: the summary
   names both devices and reads speed, per $ and per W; both devices share one roofline;
 - gate: a gated run with injected regressions: a red banner, exit 1 (the gate's), FAILs first;
-- gate-amber: every benchmark +30% under an alpha no test can reach: UNRESOLVED above tau, an
+- gate-amber: every benchmark +30% against one baseline run: the suite's shift, UNRESOLVED, an
   amber banner, exit 6, never green;
 - collectives: 2 x H200 NCCL results: bus bandwidth against size, no FLOP roofline, no NaN.
 
@@ -81,22 +81,19 @@ specs.append({"name": "gate", "html": report("gate", [slow_path], "--baseline", 
               "counts": {"#gate .v-FAIL": 3, ".banner-red": 1},
               "starts": {"#gate-banner": "FAIL: 3 regressions (gate exit 1)", "#gate tbody tr td": "FAIL"}})
 
-# The amber gate: every benchmark 30% slower, gated at an alpha no test reaches: each one's
-# interval lies above tau, none is confirmed: exit 6, amber, never green.
+# The amber gate: every benchmark 30% slower against one baseline run: the suite's shift,
+# which one run cannot tell from the machine's: exit 6, amber, never green.
 slower = copy.deepcopy(cpu)
 for r in slower["results"]:
     r["samples"]["seconds_per_iteration"] = [s * 1.3 for s in r["samples"]["seconds_per_iteration"]]
 slower_path = os.path.join(out, "cpu-quick-gemm-slower.json")
 with open(slower_path, "w") as f:
     json.dump(slower, f)
-strict_path = os.path.join(out, "gate-unreachable-alpha.json")
-with open(strict_path, "w") as f:
-    json.dump({"alpha": 1e-12}, f)
 specs.append({"name": "gate-amber",
-              "html": report("gate-amber", [slower_path], "--baseline", cpu_path, "--config", strict_path, expect_exit=6),
+              "html": report("gate-amber", [slower_path], "--baseline", cpu_path, expect_exit=6),
               "section": "#gate-banner",
               "counts": {".banner-amber": 1, ".banner-green": 0, ".banner-red": 0, "#gate .v-FAIL": 0},
-              "starts": {"#gate-banner": "UNRESOLVED:", "#gate tbody tr td": "UNRESOLVEDabove tau"}})
+              "starts": {"#gate-banner": "UNRESOLVED: the whole suite moved +30"}})
 
 # Collectives: bandwidth against size, on no FLOP roofline.
 coll = load(os.path.join("cuda", "h200x2-quick-collectives-bf16.json"))
