@@ -138,7 +138,7 @@ __device__ void merge_splits(const DecodeArgs& a, const BlockRows& r, float (*sm
       if (lane == 0) warp_part[warp][g] = x;
     }
     __syncthreads();
-    if (threadIdx.x < rows) {
+    if (static_cast<int>(threadIdx.x) < rows) {
       float x = warp_part[0][threadIdx.x];
       for (int w = 1; w < kWarps; ++w) x = take_max ? fmaxf(x, warp_part[w][threadIdx.x]) : x + warp_part[w][threadIdx.x];
       out[threadIdx.x] = x;
