@@ -129,6 +129,9 @@ TEST_CASE("rope scaling: linear and llama3 frequencies as transformers computes 
 #ifndef ROOFTOP_TEST_HF_FIXTURES
 #define ROOFTOP_TEST_HF_FIXTURES ""
 #endif
+#ifndef ROOFTOP_TEST_HF_DATA
+#define ROOFTOP_TEST_HF_DATA ""
+#endif
 
 // transformers' own tiny checkpoints (../shared/fixtures/hf-tiny-llama3, made by its
 // make_fixtures.py): rooftop's loader and double-precision reference give the logits
@@ -136,30 +139,28 @@ TEST_CASE("rope scaling: linear and llama3 frequencies as transformers computes 
 // llama-llama3rope has llama3 rope scaling (original context 64, so it matters within the
 // 40-token prompt) and a tied LM head.
 TEST_CASE("transformers' checkpoints: the reference decoder gives transformers' logits", "[inference]") {
-  const std::filesystem::path fixtures = ROOFTOP_TEST_HF_FIXTURES;
-  if (fixtures.empty() || !std::filesystem::is_directory(fixtures)) {
-    WARN("transformers' checkpoints (hf-tiny-llama3) are absent at '" + fixtures.string() +
-         "': not checked (set ROOFTOP_HF_FIXTURES)");
-    return;
-  }
-  for (const char* name : {"llama-plain", "llama-llama3rope"}) {
+  const auto fixtures = transformers_fixtures({ROOFTOP_TEST_HF_DATA, ROOFTOP_TEST_HF_FIXTURES});
+  REQUIRE(fixtures.size() >= 8);
+  for (const auto& folder : fixtures) {
+    const auto name = folder.filename().string();
     INFO(name);
-    const auto dir = (fixtures / name).string();
-    std::ifstream in(fixtures / name / "expected.json");
-    REQUIRE(in);
+    const auto dir = folder.string();
+    std::ifstream in(folder / "expected.json");
     const auto expected = nlohmann::json::parse(in);
     const auto config = load_model_config(dir);
     const auto weights = load_decoder_weights(config, Dtype::fp32, checkpoint_files(dir));
     const auto prompt = expected["prompt"].get<std::vector<std::int32_t>>();
     const auto want = expected["last_logits"].get<std::vector<double>>();
-    // make_fixtures.py cast the model to bf16 and back: that cast transformers' buffer of
-    // rotary frequencies too, so its logits come from frequencies rounded to bf16.
+    // hf-tiny-llama3's make_fixtures.py cast the model to bf16 and back: that cast
+    // transformers' buffer of rotary frequencies too, so its logits come from frequencies
+    // rounded to bf16 (tests/data/hf's kept them in fp32).
     auto frequencies = config.rope_inverse_frequencies();
-    for (auto& f : frequencies) {
-      std::uint16_t bits = 0;
-      store_element(Dtype::bf16, &bits, 0, f);
-      f = load_element(Dtype::bf16, &bits, 0);
-    }
+    if (expected.value("rotary_frequencies", "bf16") == "bf16")
+      for (auto& f : frequencies) {
+        std::uint16_t bits = 0;
+        store_element(Dtype::bf16, &bits, 0, f);
+        f = load_element(Dtype::bf16, &bits, 0);
+      }
     const auto got = reference_logits(weights, prompt, -1, frequencies);
     REQUIRE(got.size() == want.size());
     double diff = 0, norm = 0;
@@ -331,22 +332,18 @@ TEST_CASE("the bf16 logit bound passes bf16's roundings on transformers' weights
 }
 
 
-TEST_CASE("transformers' checkpoints: the CPU decoder gives transformers' logits and greedy tokens, a lost rope scaling "
-          "does not", "[inference]") {
-  const std::filesystem::path fixtures = ROOFTOP_TEST_HF_FIXTURES;
-  if (!std::filesystem::is_directory(fixtures)) {
-    WARN("transformers' checkpoints are absent at '" + fixtures.string() + "': not checked");
-    return;
-  }
+TEST_CASE("transformers' checkpoints: the CPU decoder gives transformers' logits and greedy tokens; each feature "
+          "dropped does not", "[inference]") {
+  const auto fixtures = transformers_fixtures({ROOFTOP_TEST_HF_DATA, ROOFTOP_TEST_HF_FIXTURES});
+  REQUIRE(fixtures.size() >= 8);  // tests/data/hf is in the repository
   const auto make = [](const DecoderWeights& w, std::int64_t context) { return std::make_unique<CpuDecoder>(w, 1, context); };
-  for (const char* name : {"llama-plain", "llama-llama3rope"}) {
-    const auto dir = (fixtures / name).string();
-    std::ifstream in(fixtures / name / "expected.json");
-    REQUIRE(in);
+  for (const auto& dir : fixtures) {
+    const auto name = dir.filename().string();
+    std::ifstream in(dir / "expected.json");
     const auto expected = nlohmann::json::parse(in);
-    const auto config = load_model_config(dir);
+    const auto config = load_model_config(dir.string());
     for (Dtype d : {Dtype::fp32, Dtype::bf16}) {
-      const auto weights = load_decoder_weights(config, d, checkpoint_files(dir));
+      const auto weights = load_decoder_weights(config, d, checkpoint_files(dir.string()));
       const auto c = check_against_transformers(weights, expected, make);
       INFO(fmt::format("{} {}: worst |logit - transformers'| {:.4g}, bound {:.4g}; {} of {} decided tokens differ", name,
                        dtype_name(d), c.worst, c.allowed, c.tokens_differ, c.tokens_compared));
@@ -354,15 +351,12 @@ TEST_CASE("transformers' checkpoints: the CPU decoder gives transformers' logits
       CHECK(c.tokens_compared >= 8);
       CHECK(c.tokens_differ == 0);
     }
-    if (config.rope_scaling.type == "default") continue;
-    // The same checkpoint decoded as if its config had no rope scaling: transformers' logits
-    // and tokens are no longer ours.
-    auto flipped = load_decoder_weights(config, Dtype::bf16, checkpoint_files(dir));
-    flipped.config.rope_scaling = RopeScaling{};
-    const auto c = check_against_transformers(flipped, expected, make);
-    INFO(fmt::format("{} without its rope scaling: worst {:.4g}, bound {:.4g}; {} of {} tokens differ", name, c.worst,
-                     c.allowed, c.tokens_differ, c.tokens_compared));
-    CHECK((c.worst > c.allowed || c.tokens_differ > 0));
+    for (const auto& [what, broken] : without_each_feature(load_decoder_weights(config, Dtype::bf16, checkpoint_files(dir.string())))) {
+      const auto c = check_against_transformers(broken, expected, make);
+      INFO(fmt::format("{} {}: worst {:.4g}, bound {:.4g}; {} of {} tokens differ", name, what, c.worst, c.allowed,
+                       c.tokens_differ, c.tokens_compared));
+      CHECK((c.worst > c.allowed || c.tokens_differ > 0));
+    }
   }
 }
 

@@ -1,13 +1,17 @@
 #pragma once
-// Our decoders against transformers' own tiny checkpoints (../shared/fixtures/hf-tiny-llama3:
-// a prompt, transformers' greedy tokens and last logits): shared by the unit tests (CPU)
-// and the GPU tests (CUDA).
+// Our decoders against transformers' own tiny checkpoints (tests/data/hf, made by
+// tests/fixtures/make_hf_fixtures.py, and ../shared/fixtures/hf-tiny-llama3 where present: a
+// prompt, transformers' greedy tokens and last logits): shared by the unit tests (CPU) and
+// the GPU tests (CUDA).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "suites/inference/decoder.hpp"
@@ -52,6 +56,42 @@ inline FixtureCheck check_against_transformers(const DecoderWeights& weights, co
       out.tokens_differ += next[0] != greedy[t];
     }
     decoder.forward(std::vector<std::int32_t>{greedy[t]}, 1, next);
+  }
+  return out;
+}
+
+// Every checkpoint folder (one holding expected.json) under each root, sorted by name.
+inline std::vector<std::filesystem::path> transformers_fixtures(const std::vector<std::filesystem::path>& roots) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& root : roots) {
+    if (root.empty() || !std::filesystem::is_directory(root)) continue;
+    for (const auto& e : std::filesystem::directory_iterator(root))
+      if (std::filesystem::is_regular_file(e.path() / "expected.json")) out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.filename() < b.filename(); });
+  return out;
+}
+
+// The checkpoint with one feature of its config dropped at a time (its rope scaling, its
+// biases, its sliding windows): each must lose transformers' logits or tokens, or the fixture
+// does not test that feature. (Dynamic rope scaling equals none inside the context.)
+inline std::vector<std::pair<std::string, DecoderWeights>> without_each_feature(const DecoderWeights& w) {
+  std::vector<std::pair<std::string, DecoderWeights>> out;
+  if (w.config.rope_scaling.type != "default" && w.config.rope_scaling.type != "dynamic") {
+    auto v = w;
+    v.config.rope_scaling = RopeScaling{};
+    out.emplace_back("without its rope scaling", std::move(v));
+  }
+  if (w.config.has_biases()) {
+    auto v = w;
+    v.config.qkv_bias = v.config.o_bias = v.config.mlp_bias = false;
+    for (auto& l : v.layers) l.qkv_bias.clear(), l.o_bias.clear(), l.gate_up_bias.clear(), l.down_bias.clear();
+    out.emplace_back("without its biases", std::move(v));
+  }
+  if (!w.config.layer_window.empty()) {
+    auto v = w;
+    v.config.layer_window.clear();
+    out.emplace_back("without its sliding window", std::move(v));
   }
   return out;
 }

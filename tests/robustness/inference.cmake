@@ -16,4 +16,5 @@ endforeach()
 
 # The rope scaling (llama3) and the tied head read as transformers reads them: the unit test
 # "transformers' checkpoints: ..." compares the reference decoder's logits with theirs.
-target_compile_definitions(rooftop_unit_tests PRIVATE ROOFTOP_TEST_HF_FIXTURES="${ROOFTOP_HF_FIXTURES}")
+target_compile_definitions(rooftop_unit_tests PRIVATE ROOFTOP_TEST_HF_FIXTURES="${ROOFTOP_HF_FIXTURES}"
+  ROOFTOP_TEST_HF_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data/hf")
