@@ -52,7 +52,10 @@ TEST_CASE("model configs: missing or inconsistent fields are refused with the fi
   CHECK_THROWS_WITH(parse(R"({"hidden_size": 256})"), Catch::Contains("has no 'num_hidden_layers'"));
   CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": 8, "head_dim": 33})"), Catch::Contains("head_dim 33 is odd"));
   CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": -8})"), Catch::Contains("not a positive integer"));
-  CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": 8, "model_type": "gpt2"})"), Catch::Contains("not llama"));
+  CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": 8, "model_type": "gpt2"})"),
+                    Catch::Contains("'model_type' is \"gpt2\"") && Catch::Contains("llama, mistral, qwen2"));
+  CHECK_THROWS_WITH(parse("{" + base + R"(, "num_attention_heads": 8, "model_type": "mistral", "architectures": ["LlamaForCausalLM"]})"),
+                    Catch::Contains("another architecture than MistralForCausalLM"));
   CHECK_THROWS_WITH(parse("[1, 2"), Catch::Contains("not valid JSON"));
 }
 
@@ -68,15 +71,19 @@ TEST_CASE("model configs: values out of range and fields the decoder does not co
   CHECK_THROWS_WITH(parse(R"(, "rms_norm_eps": 0)"), Catch::Contains("outside (0, 1]"));
   CHECK_THROWS_WITH(parse(R"(, "rope_theta": -1)"), Catch::Contains("'rope_theta' is -1, outside"));
   CHECK_THROWS_WITH(parse(R"(, "vocab_size": 1e3)"), Catch::Contains("'vocab_size' is 1000.0, not a positive integer"));
-  // Issue 35 D16: fields that change the work are refused when read ...
-  CHECK_THROWS_WITH(parse(R"(, "attention_bias": true)"), Catch::Contains("does not implement attention biases"));
-  CHECK_THROWS_WITH(parse(R"(, "mlp_bias": true)"), Catch::Contains("does not implement MLP biases"));
-  CHECK_THROWS_WITH(parse(R"(, "sliding_window": 4096)"), Catch::Contains("sliding-window attention"));
-  CHECK(parse(R"(, "sliding_window": null, "attention_bias": false, "mlp_bias": false)").values_not_implemented.empty());
-  // ... those that change the values only are kept for a checkpoint to refuse.
-  CHECK(parse(R"(, "rope_scaling": {"rope_type": "yarn", "factor": 8.0})").values_not_implemented.size() == 1);
-  CHECK(parse(R"(, "rope_scaling": {"type": "dynamic", "factor": 2.0})").values_not_implemented.size() == 1);
-  CHECK(parse(R"(, "hidden_act": "gelu")").values_not_implemented.size() == 1);
+  // Issue 37: Llama's biases are computed (attention_bias: q, k, v and o; mlp_bias: gate, up
+  // and down); a window Llama does not have, and an activation other than silu, are refused.
+  const auto biased = parse(R"(, "attention_bias": true, "mlp_bias": true)");
+  CHECK((biased.qkv_bias && biased.o_bias && biased.mlp_bias));
+  CHECK_THROWS_WITH(parse(R"(, "sliding_window": 4096)"), Catch::Contains("sliding-window attention for model_type llama"));
+  CHECK_FALSE(parse(R"(, "sliding_window": null, "attention_bias": false, "mlp_bias": false)").has_biases());
+  CHECK_THROWS_WITH(parse(R"(, "hidden_act": "gelu")"), Catch::Contains("'hidden_act' is \"gelu\"") &&
+                                                         Catch::Contains("other than silu"));
+  // Rope scalings that change the values only: yarn and dynamic computed, others kept for a
+  // checkpoint to refuse.
+  CHECK(parse(R"(, "rope_scaling": {"rope_type": "yarn", "factor": 8.0})").values_not_implemented.empty());
+  CHECK(parse(R"(, "rope_scaling": {"type": "dynamic", "factor": 2.0})").values_not_implemented.empty());
+  CHECK(parse(R"(, "rope_scaling": {"rope_type": "longrope", "factor": 2.0})").values_not_implemented.size() == 1);
   // transformers 5 writes rope_theta inside rope_parameters.
   const auto v5 = parse(R"(, "rope_parameters": {"rope_theta": 500000.0, "rope_type": "default"}, "hidden_act": "silu")");
   CHECK(v5.rope_theta == 500000.0);
@@ -87,6 +94,53 @@ TEST_CASE("model configs: values out of range and fields the decoder does not co
 
 // Issue 35 (third pass): Llama 3.x configs scale the rotary frequencies (rope_type llama3);
 // refusing them refused every real Llama 3.x checkpoint.
+// Issue 37: yarn as transformers 5.17's _compute_yarn_parameters computes it (head dim 32,
+// theta 10000, factor 4, original context 32, beta 32 and 1): the ramp runs over pairs 0 to 3.
+TEST_CASE("rope scaling: yarn's ramp and attention factor, dynamic as none inside the context", "[inference]") {
+  const auto parse = [](const std::string& rope) {
+    return parse_model_config(R"({"hidden_size": 128, "num_hidden_layers": 2, "intermediate_size": 256, "vocab_size": 100,
+                                  "num_attention_heads": 4, "head_dim": 32, "rope_theta": 10000.0, )" + rope + "}",
+                              "m.json", "m");
+  };
+  const auto yarn = parse(R"("rope_parameters": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32})");
+  const auto f = yarn.rope_inverse_frequencies();
+  CHECK(f[0] == 1.0);                                                  // kept
+  CHECK(f[1] == Approx(0.5623413251903491 * (1.0 / 12 + 2.0 / 3)).epsilon(1e-12));  // a third of the way
+  CHECK(f[5] == Approx(0.05623413251903491 / 4).epsilon(1e-12));       // divided by the factor
+  CHECK(yarn.rope_amplitude() == Approx(1.1386294361119891).epsilon(1e-14));  // 0.1 ln 4 + 1
+  CHECK(parse(R"("rope_scaling": {"rope_type": "yarn", "factor": 4.0, "attention_factor": 1.5})").rope_amplitude() == 1.5);
+  const auto dynamic = parse(R"("rope_scaling": {"rope_type": "dynamic", "factor": 4.0})");
+  CHECK(dynamic.rope_inverse_frequencies() == parse(R"("rope_scaling": null)").rope_inverse_frequencies());
+  CHECK(dynamic.rope_amplitude() == 1.0);
+}
+
+TEST_CASE("model families: Mistral's window on every layer, Qwen2's from max_window_layers and its q/k/v biases", "[inference]") {
+  const auto parse = [](const std::string& extra) {
+    return parse_model_config(R"({"hidden_size": 128, "num_hidden_layers": 3, "intermediate_size": 256, "vocab_size": 100,
+                                  "num_attention_heads": 4, "num_key_value_heads": 2, )" + extra + "}",
+                              "m.json", "m");
+  };
+  const auto mistral = parse(R"("model_type": "mistral", "sliding_window": 16)");
+  CHECK(mistral.layer_window == std::vector<std::int64_t>{16, 16, 16});
+  CHECK(mistral.first_attended(0, 40) == 25);  // itself and the 15 before
+  CHECK(mistral.first_attended(0, 10) == 0);
+  CHECK_FALSE(mistral.has_biases());
+  CHECK(parse(R"("model_type": "mistral", "sliding_window": null)").layer_window.empty());
+  const auto qwen2 = parse(R"("model_type": "qwen2", "sliding_window": 16, "use_sliding_window": true, "max_window_layers": 1)");
+  CHECK(qwen2.layer_window == std::vector<std::int64_t>{0, 16, 16});
+  CHECK((qwen2.qkv_bias && !qwen2.o_bias && !qwen2.mlp_bias));
+  CHECK(parse(R"("model_type": "qwen2", "sliding_window": 4096, "use_sliding_window": false)").layer_window.empty());
+  // transformers 5 writes layer_types: it decides.
+  const auto typed = parse(R"("model_type": "qwen2", "sliding_window": 8, "layer_types": ["sliding_attention", "full_attention",
+                              "sliding_attention"])");
+  CHECK(typed.layer_window == std::vector<std::int64_t>{8, 0, 8});
+  CHECK_THROWS_WITH(parse(R"("model_type": "qwen2", "layer_types": ["sliding_attention", "full_attention", "full_attention"])"),
+                    Catch::Contains("'sliding_window' is null"));
+  CHECK_THROWS_WITH(parse(R"("model_type": "mistral", "layer_types": ["chunked_attention", "full_attention", "full_attention"])"),
+                    Catch::Contains("'layer_types' [0] is \"chunked_attention\""));
+  CHECK_THROWS_WITH(parse(R"("model_type": "mistral", "attention_bias": true)"), Catch::Contains("attention_bias for model_type mistral"));
+}
+
 TEST_CASE("rope scaling: linear and llama3 frequencies as transformers computes them", "[inference]") {
   const auto parse = [](const std::string& rope) {
     return parse_model_config(R"({"hidden_size": 256, "num_hidden_layers": 2, "intermediate_size": 512, "vocab_size": 100,

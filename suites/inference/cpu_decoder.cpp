@@ -33,6 +33,15 @@ inline void store(Dtype d, void* base, std::size_t i, float v) {
   else static_cast<float*>(base)[i] = v;
 }
 
+// Each of `rows` rows of y (bias.size() values) plus the bias; none when empty.
+void add_bias(float* y, std::int64_t rows, const std::vector<float>& bias) {
+  if (bias.empty()) return;
+  const auto n = static_cast<std::int64_t>(bias.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t i = 0; i < n; ++i) y[r * n + i] += bias[static_cast<std::size_t>(i)];
+}
+
 }  // namespace
 
 struct CpuDecoder::Engine {
@@ -164,7 +173,8 @@ void CpuDecoder::fill_cache_randomly(std::int64_t length, std::uint64_t seed) {
 }
 
 // Causal GQA attention of the new tokens (their q in qkv, their k and v already in the
-// cache) over every earlier position: online softmax in fp32, written in the dtype.
+// cache) over every earlier position (or the layer's sliding window): online softmax in
+// fp32, written in the dtype.
 void CpuDecoder::attention(std::int64_t layer, std::int64_t tokens, const float* qkv, void* out) {
   const auto& c = w_.config;
   const std::int64_t d = c.head_dim, group = c.heads / c.kv_heads, width = c.qkv_width();
@@ -180,7 +190,7 @@ void CpuDecoder::attention(std::int64_t layer, std::int64_t tokens, const float*
         const std::size_t base = static_cast<std::size_t>(((layer * batch_ + b) * c.kv_heads + g) * max_context_ * d);
         std::vector<float> acc(static_cast<std::size_t>(d), 0.0f);
         float running_max = -std::numeric_limits<float>::infinity(), sum = 0;
-        for (std::int64_t j = 0; j <= last; ++j) {
+        for (std::int64_t j = c.first_attended(layer, last); j <= last; ++j) {
           const std::size_t kv = base + static_cast<std::size_t>(j * d);
           float s = 0;
 #pragma omp simd reduction(+ : s)
@@ -233,11 +243,12 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
   const Stage whole(recorder_, "forward", -1);
   // The rotary angles of this call's positions, shared by every head and layer.
   rope_.resize(static_cast<std::size_t>(per_seq * d));
+  const double amplitude = c.rope_amplitude();  // yarn's attention factor
   for (std::int64_t t = 0; t < per_seq; ++t)
     for (std::int64_t i = 0; i < d / 2; ++i) {
       const double angle = static_cast<double>(length_ + t) * rope_frequencies_[static_cast<std::size_t>(i)];
-      rope_[static_cast<std::size_t>(t * d + i)] = static_cast<float>(std::cos(angle));
-      rope_[static_cast<std::size_t>(t * d + d / 2 + i)] = static_cast<float>(std::sin(angle));
+      rope_[static_cast<std::size_t>(t * d + i)] = static_cast<float>(amplitude * std::cos(angle));
+      rope_[static_cast<std::size_t>(t * d + d / 2 + i)] = static_cast<float>(amplitude * std::sin(angle));
     }
   // Embedding rows.
   std::optional<Stage> stage;
@@ -257,6 +268,7 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
     rms_norm(L.attn_norm, rows, 1, 0);
     stage.emplace(recorder_, "qkv", li);
     run(linear(L.qkv.data(), rows, width, hidden), xn_.data(), qkv_.data());
+    add_bias(qkv_.data(), rows, L.qkv_bias);
     stage.emplace(recorder_, "rope", li);
     // RoPE (rotate-half pairs i, i + d/2) on q and k, then k and v into the cache.
 #pragma omp parallel for collapse(2) schedule(static)
@@ -287,12 +299,14 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
     attention(l, per_seq, qkv_.data(), attn_.data());
     stage.emplace(recorder_, "o_proj", li);
     run(linear(L.o.data(), rows, hidden, c.heads * d), attn_.data(), proj_.data());
+    add_bias(proj_.data(), rows, L.o_bias);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
     stage.emplace(recorder_, "mlp_norm", li);
     rms_norm(L.mlp_norm, rows, 1, 0);
     stage.emplace(recorder_, "gate_up", li);
     run(linear(L.gate_up.data(), rows, 2 * c.intermediate, hidden), xn_.data(), gate_up_.data());
+    add_bias(gate_up_.data(), rows, L.gate_up_bias);
     stage.emplace(recorder_, "swiglu", li);
     const std::int64_t inter = c.intermediate;
 #pragma omp parallel for schedule(static)
@@ -304,6 +318,7 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
       }
     stage.emplace(recorder_, "down", li);
     run(linear(L.down.data(), rows, hidden, inter), act_.data(), proj_.data());
+    add_bias(proj_.data(), rows, L.down_bias);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
     stage.reset();

@@ -64,6 +64,19 @@ DecoderWeights random_decoder_weights(const ModelConfig& c, Dtype dtype, std::ui
     layer.o = random_matrix(dtype, c.hidden, c.heads * c.head_dim, projection_range(c.heads * c.head_dim), s++);
     layer.gate_up = random_matrix(dtype, 2 * c.intermediate, c.hidden, projection_range(c.hidden), s++);
     layer.down = random_matrix(dtype, c.hidden, c.intermediate, projection_range(c.intermediate), s++);
+    // Biases of the scale a trained model's take (a fraction of the activations').
+    const auto bias = [&](bool present, std::int64_t n) {
+      std::vector<float> b;
+      if (present) {
+        b.resize(static_cast<std::size_t>(n));
+        fill_uniform(b, s++, -0.2f, 0.2f);
+      }
+      return b;
+    };
+    layer.qkv_bias = bias(c.qkv_bias, c.qkv_width());
+    layer.o_bias = bias(c.o_bias, c.hidden);
+    layer.gate_up_bias = bias(c.mlp_bias, 2 * c.intermediate);
+    layer.down_bias = bias(c.mlp_bias, c.hidden);
     w.layers.push_back(std::move(layer));
   }
   w.config.layers = n_layers;
@@ -89,6 +102,13 @@ std::vector<NeededTensor> needed_tensors(const ModelConfig& c) {
         {"self_attn.k_proj.weight", {kv, h}}, {"self_attn.v_proj.weight", {kv, h}},   {"self_attn.o_proj.weight", {h, q}},
         {"mlp.gate_proj.weight", {in, h}},   {"mlp.up_proj.weight", {in, h}},         {"mlp.down_proj.weight", {h, in}}};
     for (const auto& [name, shape] : parts) out.push_back({p + name, shape});
+    if (c.qkv_bias)
+      for (const auto& [name, n] : {std::pair{"self_attn.q_proj.bias", q}, {"self_attn.k_proj.bias", kv}, {"self_attn.v_proj.bias", kv}})
+        out.push_back({p + name, {n}});
+    if (c.o_bias) out.push_back({p + "self_attn.o_proj.bias", {h}});
+    if (c.mlp_bias)
+      for (const auto& [name, n] : {std::pair{"mlp.gate_proj.bias", in}, {"mlp.up_proj.bias", in}, {"mlp.down_proj.bias", h}})
+        out.push_back({p + name, {n}});
   }
   return out;
 }
@@ -223,10 +243,13 @@ class Checkpoint {
 
 // A tensor the decoder has no use for that means the config describes another model.
 void refuse_unused_tensors(const Checkpoint& ck, const ModelConfig& c) {
+  std::set<std::string, std::less<>> needed;
+  for (auto& t : needed_tensors(c)) needed.insert(std::move(t.name));
   for (const auto& [name, file] : ck.tensors()) {
-    if (name.ends_with(".bias"))
-      throw InputError(fmt::format("{}: tensor '{}' is a bias: rooftop's decoder does not implement biases, so it would "
-                                   "compute another model; use a checkpoint without them", file->path().string(), name));
+    if (name.ends_with(".bias") && !needed.contains(name))
+      throw InputError(fmt::format("{}: tensor '{}' is a bias that the config ({} with attention_bias/mlp_bias as given) "
+                                   "does not have: the decoder would compute another model; fix config.json or the "
+                                   "checkpoint", file->path().string(), name, c.family));
     long long layer = -1;
     if (std::sscanf(name.c_str(), "model.layers.%lld.", &layer) == 1 && layer >= c.layers)
       throw InputError(fmt::format("{}: tensor '{}' is of layer {}, but the config's num_hidden_layers is {}: the config "
@@ -311,6 +334,20 @@ DecoderWeights load_decoder_weights(const ModelConfig& c, Dtype dtype, const std
     layer.o = matrix(p + "self_attn.o_proj.weight", dtype);
     layer.gate_up = stack({matrix(p + "mlp.gate_proj.weight", dtype), matrix(p + "mlp.up_proj.weight", dtype)});
     layer.down = matrix(p + "mlp.down_proj.weight", dtype);
+    const auto biases = [&](std::initializer_list<const char*> names) {
+      std::vector<float> out;
+      for (const char* name : names) {
+        const auto part = vector(p + name);
+        out.insert(out.end(), part.begin(), part.end());
+      }
+      return out;
+    };
+    if (c.qkv_bias) layer.qkv_bias = biases({"self_attn.q_proj.bias", "self_attn.k_proj.bias", "self_attn.v_proj.bias"});
+    if (c.o_bias) layer.o_bias = biases({"self_attn.o_proj.bias"});
+    if (c.mlp_bias) {
+      layer.gate_up_bias = biases({"mlp.gate_proj.bias", "mlp.up_proj.bias"});
+      layer.down_bias = biases({"mlp.down_proj.bias"});
+    }
     w.layers.push_back(std::move(layer));
   }
   return w;

@@ -24,6 +24,9 @@ struct Fp8Scales {
 
 struct DecoderLayer {
   std::vector<float> attn_norm, mlp_norm;
+  // Biases in fp32, fused as the projections are ([q; k; v], [gate; up]); empty where the
+  // config has none (ModelConfig::qkv_bias, o_bias, mlp_bias).
+  std::vector<float> qkv_bias, o_bias, gate_up_bias, down_bias;
   std::vector<std::uint8_t> qkv, o, gate_up, down;
   Fp8Scales qkv_scale, o_scale, gate_up_scale, down_scale;
 };

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "harness/errors.hpp"
+#include "suites/inference/model_family.hpp"
 #include "suites/inference/safetensors.hpp"
 #include "suites/shape_data.hpp"
 
@@ -57,25 +58,93 @@ bool flag(const json& j, const char* key, std::string_view origin) {
                                origin, field, why));
 }
 
-// Fields that change the work: the decoder has no biases, attends to every earlier
-// position and has the Llama causal-LM head.
-void refuse_other_work(const json& j, std::string_view origin) {
-  if (j.contains("architectures")) {
-    const auto& a = j["architectures"];
-    if (!a.is_array() || a.size() != 1 || a[0] != "LlamaForCausalLM")
-      not_implemented(origin, fmt::format("'architectures' is {}", a.dump()), "another architecture than LlamaForCausalLM");
-  }
-  if (flag(j, "attention_bias", origin)) not_implemented(origin, "'attention_bias' is true", "attention biases");
-  if (flag(j, "mlp_bias", origin)) not_implemented(origin, "'mlp_bias' is true", "MLP biases");
-  const bool windowed = j.contains("sliding_window") && !j["sliding_window"].is_null() &&
-                        !(j.contains("use_sliding_window") && j["use_sliding_window"] == false);
-  if (windowed)
-    not_implemented(origin, fmt::format("'sliding_window' is {}", j["sliding_window"].dump()), "sliding-window attention");
-}
-
 const json& member(const json& object, const char* key) {
   static const json none;
   return object.is_object() && object.contains(key) ? object[key] : none;
+}
+
+// The non-negative integer `key` of a config (absent or null: `fallback`).
+std::int64_t optional_count(const json& j, const char* key, std::string_view origin, std::int64_t fallback) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  const auto& v = j[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxPositions)
+    throw InputError(fmt::format("{}: model config field '{}' is {}, not a count from 0 to {}", origin, key, v.dump(),
+                                 kMaxPositions));
+  return v.get<std::int64_t>();
+}
+
+// The switches of the config's family: its biases and each layer's sliding window.
+void read_family_switches(const json& j, const ModelFamily& f, std::string_view origin, ModelConfig& c) {
+  if (j.contains("architectures")) {
+    const auto& a = j["architectures"];
+    if (!a.is_array() || a.size() != 1 || a[0] != f.architecture)
+      not_implemented(origin, fmt::format("'architectures' is {}", a.dump()),
+                      fmt::format("another architecture than {} for model_type {}", f.architecture, f.model_type));
+  }
+  // A bias field the family does not read would be ignored by transformers too; refuse it,
+  // never time a model that is not the one asked for.
+  for (const char* key : {"attention_bias", "mlp_bias"}) {
+    const bool read = key == f.attention_bias_field || key == f.mlp_bias_field;
+    if (flag(j, key, origin) && !read)
+      not_implemented(origin, fmt::format("'{}' is true", key), fmt::format("{} for model_type {}", key, f.model_type));
+  }
+  if (!f.attention_bias_field.empty() && flag(j, std::string(f.attention_bias_field).c_str(), origin))
+    c.qkv_bias = c.o_bias = true;
+  if (f.qkv_bias_always) c.qkv_bias = true;
+  if (!f.mlp_bias_field.empty() && flag(j, std::string(f.mlp_bias_field).c_str(), origin)) c.mlp_bias = true;
+
+  // Sliding windows: layer_types (transformers 5) says which layers; otherwise the family's rule.
+  const std::int64_t window = optional_count(j, "sliding_window", origin, 0);
+  std::vector<bool> sliding(static_cast<std::size_t>(c.layers), false);
+  if (j.contains("layer_types") && !j["layer_types"].is_null()) {
+    const auto& types = j["layer_types"];
+    if (!types.is_array() || types.size() != sliding.size())
+      throw InputError(fmt::format("{}: model config field 'layer_types' is not a list of {} layer types", origin, c.layers));
+    for (std::size_t l = 0; l < sliding.size(); ++l) {
+      if (types[l] == "sliding_attention") sliding[l] = true;
+      else if (types[l] != "full_attention")
+        not_implemented(origin, fmt::format("'layer_types' [{}] is {}", l, types[l].dump()),
+                        "layers other than full_attention and sliding_attention");
+    }
+  } else if (window > 0 && f.window == WindowRule::every_layer) {
+    sliding.assign(sliding.size(), true);
+  } else if (window > 0 && f.window == WindowRule::from_max_window_layers && flag(j, "use_sliding_window", origin)) {
+    const std::int64_t from = optional_count(j, "max_window_layers", origin, 28);  // Qwen2Config's default
+    for (std::int64_t l = from; l < c.layers; ++l) sliding[static_cast<std::size_t>(l)] = true;
+  }
+  const bool any = std::find(sliding.begin(), sliding.end(), true) != sliding.end();
+  const bool asked = window > 0 && !(j.contains("use_sliding_window") && j["use_sliding_window"] == false);
+  if (f.window == WindowRule::none && (any || asked))
+    not_implemented(origin, fmt::format("'sliding_window' is {}", j.value("sliding_window", json()).dump()),
+                    fmt::format("sliding-window attention for model_type {}", f.model_type));
+  if (!any) return;
+  if (window <= 0)
+    throw InputError(fmt::format("{}: model config's layer_types has sliding_attention layers but 'sliding_window' is {}: "
+                                 "give the window's length", origin, j.value("sliding_window", json()).dump()));
+  c.layer_window.assign(sliding.size(), 0);
+  for (std::size_t l = 0; l < sliding.size(); ++l)
+    if (sliding[l]) c.layer_window[l] = window;
+}
+
+// yarn's fields (transformers' _compute_yarn_parameters): the ramp's ends in turns over the
+// original context, and the attention factor, given or from factor (and DeepSeek's mscales).
+void read_yarn(const json& v, const char* key, std::string_view origin, const ModelConfig& c, RopeScaling& s) {
+  const auto optional = [&](const char* field, double fallback) {
+    const json& x = member(v, field);
+    return x.is_null() ? fallback : positive_number(x, field, origin, 1e6, fmt::format("from the model's {}", key));
+  };
+  s.original_max_positions = optional("original_max_position_embeddings", static_cast<double>(c.max_positions));
+  s.beta_fast = optional("beta_fast", 32);
+  s.beta_slow = optional("beta_slow", 1);
+  const json& truncate = member(v, "truncate");
+  if (!truncate.is_null() && !truncate.is_boolean())
+    throw InputError(fmt::format("{}: model config field '{}' truncate is {}, not true or false", origin, key, truncate.dump()));
+  s.truncate = truncate.is_null() || truncate.get<bool>();
+  const auto mscale_of = [](double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0; };
+  const double mscale = optional("mscale", 0), mscale_all_dim = optional("mscale_all_dim", 0);
+  s.attention_factor = mscale > 0 && mscale_all_dim > 0 ? mscale_of(s.factor, mscale) / mscale_of(s.factor, mscale_all_dim)
+                                                        : mscale_of(s.factor, 1);
+  s.attention_factor = optional("attention_factor", s.attention_factor);
 }
 
 // One rope_scaling or rope_parameters object: the scaling of a type the decoders compute,
@@ -84,7 +153,7 @@ void read_rope_scaling(const json& v, const char* key, std::string_view origin, 
   const json& named = member(v, "rope_type").is_null() ? member(v, "type") : member(v, "rope_type");
   const json type = named.is_null() ? json("(none)") : named;
   if (type == "default") return;
-  if (type != "linear" && type != "llama3") {
+  if (type != "linear" && type != "llama3" && type != "dynamic" && type != "yarn") {
     c.values_not_implemented.push_back(fmt::format("rope scaling of type {} ({})", type.dump(), v.dump()));
     return;
   }
@@ -107,6 +176,7 @@ void read_rope_scaling(const json& v, const char* key, std::string_view origin, 
                                    "give the model's own (Llama 3.1's are 4 and 1)",
                                    origin, key, s.high_freq_factor, s.low_freq_factor));
   }
+  if (s.type == "yarn") read_yarn(v, key, origin, c, s);
   if (c.rope_scaling.type != "default" && !(c.rope_scaling == s))
     throw InputError(fmt::format("{}: model config fields rope_scaling and rope_parameters give two different rope "
                                  "scalings: give one", origin));
@@ -141,6 +211,22 @@ std::vector<double> ModelConfig::rope_inverse_frequencies() const {
     const double unscaled = std::pow(rope_theta, -2.0 * static_cast<double>(i) / static_cast<double>(head_dim));
     double f = unscaled;
     if (s.type == "linear") f = unscaled / s.factor;
+    if (s.type == "yarn") {
+      // A ramp over the pairs between kept (extrapolated) and divided (interpolated)
+      // frequencies: pairs that turn more than beta_fast times over the original context
+      // are kept, fewer than beta_slow divided by factor.
+      const double dim = static_cast<double>(head_dim);
+      const auto pair_of_turns = [&](double turns) {
+        return dim * std::log(s.original_max_positions / (turns * 2 * pi)) / (2 * std::log(rope_theta));
+      };
+      double low = pair_of_turns(s.beta_fast), high = pair_of_turns(s.beta_slow);
+      if (s.truncate) low = std::floor(low), high = std::ceil(high);
+      low = std::max(low, 0.0);
+      high = std::min(high, dim - 1);
+      if (low == high) high += 0.001;
+      const double divided = std::clamp((static_cast<double>(i) - low) / (high - low), 0.0, 1.0);
+      f = unscaled / s.factor * divided + unscaled * (1 - divided);
+    }
     if (s.type == "llama3") {
       // Turns the pair makes over the original context: few (a long wavelength, the context
       // the model was not trained on) are slowed by factor, many kept, blended between.
@@ -176,11 +262,18 @@ ModelConfig parse_model_config(std::string_view text, std::string_view origin, s
     throw InputError(fmt::format("{}: model config is not valid JSON ({})", origin, e.what()));
   }
   if (!j.is_object()) throw InputError(fmt::format("{}: model config is not a JSON object", origin));
-  if (j.contains("model_type") && j["model_type"] != "llama")
-    throw InputError(fmt::format("{}: model_type {} is not llama: rooftop's decoder is the Llama architecture", origin,
-                                 j["model_type"].dump()));
+  const json type = j.contains("model_type") ? j["model_type"] : json("llama");
+  const ModelFamily* family = type.is_string() ? find_model_family(type.get<std::string>()) : nullptr;
+  if (!family) {
+    std::vector<std::string_view> known;
+    for (const auto& f : model_families()) known.push_back(f.model_type);
+    throw InputError(fmt::format("{}: model config field 'model_type' is {}: rooftop's decoders compute the families {} "
+                                 "(docs/inference.md says what a config may contain)",
+                                 origin, type.dump(), fmt::join(known, ", ")));
+  }
   ModelConfig c;
   c.name = std::move(name);
+  c.family = family->model_type;
   c.hidden = positive(j, "hidden_size", origin, kMaxWidth);
   c.layers = positive(j, "num_hidden_layers", origin, kMaxLayers);
   c.heads = positive(j, "num_attention_heads", origin, kMaxHeads);
@@ -197,10 +290,10 @@ ModelConfig parse_model_config(std::string_view text, std::string_view origin, s
       throw InputError(fmt::format("{}: model config field 'tie_word_embeddings' is not true or false", origin));
     c.tied_embeddings = j["tie_word_embeddings"].get<bool>();
   }
-  refuse_other_work(j, origin);
+  read_family_switches(j, *family, origin, c);
   for (const char* key : {"hidden_act", "hidden_activation"})
     if (j.contains(key) && j[key] != "silu")
-      c.values_not_implemented.push_back(fmt::format("{} {} (the decoder's MLP is SwiGLU: silu)", key, j[key].dump()));
+      not_implemented(origin, fmt::format("'{}' is {}", key, j[key].dump()), "an MLP activation other than silu (SwiGLU)");
   if (c.heads % c.kv_heads != 0)
     throw InputError(fmt::format("{}: {} attention heads do not divide into {} key/value heads", origin, c.heads, c.kv_heads));
   if (!j.contains("head_dim") && c.hidden % c.heads != 0)

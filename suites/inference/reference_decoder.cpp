@@ -64,6 +64,12 @@ std::vector<double> rms_norm(const std::vector<double>& h, std::int64_t rows, st
   return out;
 }
 
+// Every row of y (rows of bias.size() values) plus the bias; none when empty.
+void add_bias(std::vector<double>& y, const std::vector<float>& bias) {
+  if (bias.empty()) return;
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] += bias[i % bias.size()];
+}
+
 // The forward; `calibrate`: set each fp8 input scale on the way (w is then written).
 std::vector<double> forward(DecoderWeights& w, const std::vector<std::int32_t>& tokens, std::int64_t layers, bool calibrate,
                             std::span<const double> rope_frequencies = {}) {
@@ -73,6 +79,7 @@ std::vector<double> forward(DecoderWeights& w, const std::vector<std::int32_t>& 
   const auto frequencies = rope_frequencies.empty() ? c.rope_inverse_frequencies()
                                                    : std::vector<double>(rope_frequencies.begin(), rope_frequencies.end());
   if (frequencies.size() != static_cast<std::size_t>(d / 2)) throw std::invalid_argument("one rope frequency a pair of a head");
+  const double amplitude = c.rope_amplitude();
   std::vector<double> h(static_cast<std::size_t>(t_count * hidden));
   for (std::int64_t t = 0; t < t_count; ++t)
     for (std::int64_t i = 0; i < hidden; ++i)
@@ -83,6 +90,7 @@ std::vector<double> forward(DecoderWeights& w, const std::vector<std::int32_t>& 
     auto& L = w.layers[l];
     auto qkv = project(rms_norm(h, t_count, hidden, L.attn_norm, c.rms_eps), t_count, hidden, L.qkv.data(), width, w.dtype,
                        L.qkv_scale, calibrate);
+    add_bias(qkv, L.qkv_bias);
     for (std::int64_t t = 0; t < t_count; ++t)
       for (std::int64_t head = 0; head < c.heads + c.kv_heads; ++head)
         for (std::int64_t i = 0; i < d / 2; ++i) {
@@ -90,39 +98,44 @@ std::vector<double> forward(DecoderWeights& w, const std::vector<std::int32_t>& 
           double& a = qkv[static_cast<std::size_t>(t * width + head * d + i)];
           double& b = qkv[static_cast<std::size_t>(t * width + head * d + i + d / 2)];
           const double a0 = a, b0 = b;
-          a = a0 * std::cos(angle) - b0 * std::sin(angle);
-          b = b0 * std::cos(angle) + a0 * std::sin(angle);
+          const double cos = amplitude * std::cos(angle), sin = amplitude * std::sin(angle);
+          a = a0 * cos - b0 * sin;
+          b = b0 * cos + a0 * sin;
         }
     std::vector<double> attn(static_cast<std::size_t>(t_count * c.heads * d), 0.0);
     for (std::int64_t t = 0; t < t_count; ++t)
       for (std::int64_t head = 0; head < c.heads; ++head) {
         const std::int64_t g = head / group;
-        std::vector<double> scores(static_cast<std::size_t>(t + 1));
+        const std::int64_t first = c.first_attended(static_cast<std::int64_t>(l), t);  // a sliding window's
+        std::vector<double> scores(static_cast<std::size_t>(t + 1), 0.0);
         double max = -1e300, sum = 0;
-        for (std::int64_t j = 0; j <= t; ++j) {
+        for (std::int64_t j = first; j <= t; ++j) {
           double s = 0;
           for (std::int64_t i = 0; i < d; ++i)
             s += qkv[static_cast<std::size_t>(t * width + head * d + i)] * qkv[static_cast<std::size_t>(j * width + (c.heads + g) * d + i)];
           scores[static_cast<std::size_t>(j)] = s / std::sqrt(static_cast<double>(d));
           max = std::max(max, scores[static_cast<std::size_t>(j)]);
         }
-        for (auto& s : scores) sum += (s = std::exp(s - max));
-        for (std::int64_t j = 0; j <= t; ++j)
+        for (std::int64_t j = first; j <= t; ++j) sum += (scores[static_cast<std::size_t>(j)] = std::exp(scores[static_cast<std::size_t>(j)] - max));
+        for (std::int64_t j = first; j <= t; ++j)
           for (std::int64_t i = 0; i < d; ++i)
             attn[static_cast<std::size_t>(t * c.heads * d + head * d + i)] +=
                 scores[static_cast<std::size_t>(j)] / sum * qkv[static_cast<std::size_t>(j * width + (c.heads + c.kv_heads + g) * d + i)];
       }
-    const auto o = project(attn, t_count, c.heads * d, L.o.data(), hidden, w.dtype, L.o_scale, calibrate);
+    auto o = project(attn, t_count, c.heads * d, L.o.data(), hidden, w.dtype, L.o_scale, calibrate);
+    add_bias(o, L.o_bias);
     for (std::size_t i = 0; i < h.size(); ++i) h[i] += o[i];
-    const auto gu = project(rms_norm(h, t_count, hidden, L.mlp_norm, c.rms_eps), t_count, hidden, L.gate_up.data(),
-                            2 * c.intermediate, w.dtype, L.gate_up_scale, calibrate);
+    auto gu = project(rms_norm(h, t_count, hidden, L.mlp_norm, c.rms_eps), t_count, hidden, L.gate_up.data(),
+                      2 * c.intermediate, w.dtype, L.gate_up_scale, calibrate);
+    add_bias(gu, L.gate_up_bias);
     std::vector<double> act(static_cast<std::size_t>(t_count * c.intermediate));
     for (std::int64_t t = 0; t < t_count; ++t)
       for (std::int64_t i = 0; i < c.intermediate; ++i) {
         const double g = gu[static_cast<std::size_t>(t * 2 * c.intermediate + i)];
         act[static_cast<std::size_t>(t * c.intermediate + i)] = g / (1 + std::exp(-g)) * gu[static_cast<std::size_t>(t * 2 * c.intermediate + c.intermediate + i)];
       }
-    const auto down = project(act, t_count, c.intermediate, L.down.data(), hidden, w.dtype, L.down_scale, calibrate);
+    auto down = project(act, t_count, c.intermediate, L.down.data(), hidden, w.dtype, L.down_scale, calibrate);
+    add_bias(down, L.down_bias);
     for (std::size_t i = 0; i < h.size(); ++i) h[i] += down[i];
   }
   const std::vector<double> last(h.end() - hidden, h.end());
