@@ -122,7 +122,9 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
   final_norm_ = upload(w.final_norm);
   for (std::int64_t l = 0; l < layers_; ++l) {
     const auto& L = w.layers[static_cast<std::size_t>(l)];
-    layer_weights_.push_back({upload(L.attn_norm), upload(L.mlp_norm), upload(L.qkv), upload(L.o), upload(L.gate_up), upload(L.down)});
+    const auto bias = [&](const std::vector<float>& b) { return b.empty() ? gpu::DeviceBuffer() : upload(b); };
+    layer_weights_.push_back({upload(L.attn_norm), upload(L.mlp_norm), upload(L.qkv), upload(L.o), upload(L.gate_up),
+                              upload(L.down), bias(L.qkv_bias), bias(L.o_bias), bias(L.gate_up_bias), bias(L.down_bias)});
   }
   if (page != 0 && page != 16 && page != 32)
     throw std::invalid_argument("a paged KV cache has pages of 16 or 32 positions (the decode kernel's)");
@@ -147,7 +149,7 @@ CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64
   logits_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch * c.vocab) * 4);
   next_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch) * 4);
   next_host_ = std::make_unique<gpu::PinnedBuffer>(static_cast<std::size_t>(batch) * 4);
-  rope_table_ = upload(kernels::rope_table(max_context, c.rope_inverse_frequencies()));
+  rope_table_ = upload(kernels::rope_table(max_context, c.rope_inverse_frequencies(), c.rope_amplitude()));
   argmax_workspace_ = gpu::DeviceBuffer(static_cast<std::size_t>(kernels::argmax_workspace_bytes(batch)));
   ROOFTOP_GPU_CHECK(cudaMemsetAsync(argmax_workspace_.get(), 0, argmax_workspace_.bytes(), gpu::stream()));
   host_logits_.assign(static_cast<std::size_t>(batch * c.vocab), 0.0f);
@@ -182,6 +184,7 @@ void CudaDecoder::set_recorder(StageRecorder* recorder) {
 
 bool CudaDecoder::swiglu_in_gate_up(std::int64_t per_seq) const {
   const auto& c = w_.config;
+  if (c.mlp_bias) return false;  // the gate and up biases come before SwiGLU: its own kernel adds them
   const std::int64_t rows = batch_ * per_seq;
   const bool chosen = rows != batch_ || decode_choice_.empty() || decode_choice_[gate_up].gemv;
   return chosen && kernels::gemv_fits(rows, 2 * c.intermediate, c.hidden, kernels::GemvEpilogue::swiglu, fp8_);
@@ -427,7 +430,24 @@ std::string CudaDecoder::implementation() const {
                         : "a plain kernel for prefill",
       cache_.page ? fmt::format("paged, {} positions a page, pages shuffled", cache_.page) : std::string("contiguous"),
       decode_launch_ == Launch::graph ? fmt::format("replayed from a CUDA graph ({} nodes)", decode_graph_.nodes())
-                                      : "launched eagerly");
+                                      : "launched eagerly") +
+         family_notes();
+}
+
+// What a family's switches cost here: windowed layers on the plain kernel, biases' kernels.
+std::string CudaDecoder::family_notes() const {
+  const auto& c = w_.config;
+  std::string out;
+  std::int64_t cut = 0, window = 0;
+  for (std::int64_t l = 0; l < layers_; ++l)
+    if (window_cuts(l)) ++cut, window = c.window(l);
+  if (cut)
+    out += fmt::format("; sliding window {} shorter than the context {}: the generic attention kernel ran on {} of {} layers",
+                       window, max_context_, cut, layers_);
+  if (c.qkv_bias) out += "; q/k/v biases in the RoPE kernel";
+  if (c.o_bias) out += "; o bias added after o_proj";
+  if (c.mlp_bias) out += "; MLP biases: gate/up in the SwiGLU kernel (not the GEMV's epilogue), down added after";
+  return out;
 }
 
 std::string CudaDecoder::implementation_label() const {
@@ -436,10 +456,18 @@ std::string CudaDecoder::implementation_label() const {
 
 bool CudaDecoder::fused_prefill(std::int64_t per_seq) const { return fused_prefill_ok_ && per_seq > 1 && length_ == 0; }
 
-void CudaDecoder::queue_attention(std::int64_t per_seq, const void* k, const void* v) {
+bool CudaDecoder::window_cuts(std::int64_t layer) const {
+  const std::int64_t w = w_.config.window(layer);
+  return w > 0 && w < max_context_;
+}
+
+void CudaDecoder::queue_attention(std::int64_t layer, std::int64_t per_seq, const void* k, const void* v) {
   const auto& c = w_.config;
   const auto* step = step_.as<std::int32_t>();
-  if (per_seq == 1 && split_decode_) {
+  if (window_cuts(layer)) {
+    kernels::attention(qkv_.as<float>(), k, v, attn_.get(), batch_, per_seq, step, c.heads, c.kv_heads, c.head_dim, cache_,
+                       c.window(layer));
+  } else if (per_seq == 1 && split_decode_) {
     attention::DecodeArgs a{};
     a.dtype = Dtype::bf16;
     a.b = batch_;
@@ -509,13 +537,14 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
     void* const kv_rows[2] = {k_rows_.get(), v_rows_.get()};
     kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, rope_table_.as<float>(), batch_,
                             per_seq, step, c.heads, c.kv_heads, d, cache_,
-                            cache_.page && fused_prefill(per_seq) ? kv_rows : nullptr);
+                            cache_.page && fused_prefill(per_seq) ? kv_rows : nullptr, L.qkv_bias.as<float>());
     stage.emplace(timer, "attention", li);
-    queue_attention(per_seq, kc, vc);
+    queue_attention(l, per_seq, kc, vc);
     stage.emplace(timer, "o_proj", li);
     if (fp8_) kernels::quantize_e4m3(attn_.get(), x8_.get(), rows * c.heads * d, inverse_of(S.o_scale));
     project(o_proj, rows, hidden, c.heads * d, fp8_ ? x8_.get() : attn_.get(), L.o.get(), h_.get(),
             GemvEpilogue::accumulate, S.o_scale);  // the residual
+    if (L.o_bias.get()) kernels::add_bias(h_.as<float>(), L.o_bias.as<float>(), rows, hidden);
     stage.emplace(timer, "mlp_norm", li);
     kernels::rms_norm(h_.as<float>(), L.mlp_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps,
                       inverse_of(S.gate_up_scale));
@@ -527,11 +556,13 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
       stage.emplace(timer, "gate_up", li);
       matmul(rows, 2 * c.intermediate, hidden).execute_on(xn_.get(), L.gate_up.get(), gate_up_.get(), alpha_of(S.gate_up_scale));
       stage.emplace(timer, "swiglu", li);
-      kernels::swiglu(gate_up_.as<float>(), act_.get(), rows, c.intermediate, inverse_of(S.down_scale));
+      kernels::swiglu(gate_up_.as<float>(), act_.get(), rows, c.intermediate, inverse_of(S.down_scale),
+                      L.gate_up_bias.as<float>());
     }
     stage.emplace(timer, "down", li);
     project(down, rows, hidden, c.intermediate, act_.get(), L.down.get(), h_.get(), GemvEpilogue::accumulate,
             S.down_scale);  // the residual
+    if (L.down_bias.get()) kernels::add_bias(h_.as<float>(), L.down_bias.as<float>(), rows, hidden);
     stage.reset();
   }
   stage.emplace(timer, "final_norm", -1);

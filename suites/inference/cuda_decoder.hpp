@@ -46,6 +46,7 @@ class CudaDecoder final : public Decoder {
  private:
   struct Layer {
     gpu::DeviceBuffer attn_norm, mlp_norm, qkv, o, gate_up, down;
+    gpu::DeviceBuffer qkv_bias, o_bias, gate_up_bias, down_bias;  // empty where the config has none
   };
   gpu::VendorMatmul& matmul(std::int64_t m, std::int64_t n, std::int64_t k);
   // The projections of a forward, each the same shape in every layer.
@@ -70,7 +71,11 @@ class CudaDecoder final : public Decoder {
   // Everything from the embedding to the greedy tokens in next_, for `per_seq` tokens a
   // sequence whose positions and ids are in step_ on the device: what a graph captures.
   void queue_forward(std::int64_t per_seq);
-  void queue_attention(std::int64_t per_seq, const void* k_cache, const void* v_cache);
+  void queue_attention(std::int64_t layer, std::int64_t per_seq, const void* k_cache, const void* v_cache);
+  // Whether layer l's sliding window is shorter than this decoder's context (then its
+  // attention runs the plain kernel, which bounds the keys by the window).
+  bool window_cuts(std::int64_t layer) const;
+  std::string family_notes() const;  // for implementation()
   bool fused_prefill(std::int64_t per_seq) const;
   // Captures the decode step's graph where the launch mode asks for one and none is held.
   void ensure_decode_graph();

@@ -64,7 +64,8 @@ __device__ inline std::int64_t cache_row(const CacheLayout& c, std::int64_t b, s
 // (to the value cache). Many blocks a row: a decode step's single row fills the GPU too.
 __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* vc, __nv_bfloat16* q16, const float2* table,
                                   std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads,
-                                  std::int64_t d, CacheLayout cache, __nv_bfloat16* k_rows, __nv_bfloat16* v_rows) {
+                                  std::int64_t d, CacheLayout cache, __nv_bfloat16* k_rows, __nv_bfloat16* v_rows,
+                                  const float* bias) {
   pdl_allow_next();
   pdl_wait();  // the previous kernel's outputs are this one's inputs
   // Rows on x (up to 2^31 - 1: a long prompt times a batch), a row's items on y.
@@ -76,7 +77,7 @@ __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* 
     const std::int64_t head = item / half, i = item % half;
     const float2 cs = table[pos * half + i];
     float* v = x + head * d;
-    const float a = v[i], bb = v[i + half];
+    const float a = v[i] + (bias ? bias[head * d + i] : 0.0f), bb = v[i + half] + (bias ? bias[head * d + i + half] : 0.0f);
     const float lo = a * cs.x - bb * cs.y, hi = bb * cs.x + a * cs.y;
     v[i] = lo;
     v[i + half] = hi;
@@ -99,7 +100,7 @@ __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* 
     }
   } else if (item < pairs + kv_heads * d) {
     const std::int64_t e = item - pairs, g = e / d, i = e % d;
-    const __nv_bfloat16 value = __float2bfloat16(x[(heads + kv_heads) * d + e]);
+    const __nv_bfloat16 value = __float2bfloat16(x[(heads + kv_heads) * d + e] + (bias ? bias[(heads + kv_heads) * d + e] : 0.0f));
     vc[cache_row(cache, b, g, pos, kv_heads, d) + i] = value;
     if (v_rows) v_rows[((b * kv_heads + g) * tokens + t) * d + i] = value;
   }
@@ -109,7 +110,7 @@ __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* 
 // online softmax. Plain, correct, and memory-bound on the cache for decode.
 __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, const __nv_bfloat16* vc, __nv_bfloat16* out,
                                  std::int64_t warps, std::int64_t tokens, const std::int32_t* start, std::int64_t heads,
-                                 std::int64_t kv_heads, std::int64_t d, CacheLayout cache) {
+                                 std::int64_t kv_heads, std::int64_t d, CacheLayout cache, std::int64_t window) {
   pdl_allow_next();
   pdl_wait();  // the previous kernel's outputs are this one's inputs
   const std::int64_t warp = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / 32;
@@ -129,7 +130,7 @@ __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, cons
     acc[j] = 0;
   }
   float m = -FLT_MAX, sum = 0;
-  for (std::int64_t p = 0; p <= last; ++p) {
+  for (std::int64_t p = window > 0 && last >= window ? last - window + 1 : 0; p <= last; ++p) {
     const std::int64_t row_at = cache_row(cache, b, g, p, kv_heads, d);
     float s = 0;
     for (int j = 0; j < per_lane; ++j) {
@@ -152,14 +153,22 @@ __global__ void attention_kernel(const float* qkv, const __nv_bfloat16* kc, cons
   }
 }
 
-__global__ void swiglu_kernel(const float* gu, void* act, std::int64_t rows, std::int64_t inter, float fp8_inverse) {
+__global__ void swiglu_kernel(const float* gu, void* act, std::int64_t rows, std::int64_t inter, float fp8_inverse,
+                              const float* bias) {
   pdl_allow_next();
   pdl_wait();  // the previous kernel's outputs are this one's inputs
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= rows * inter) return;
   const std::int64_t r = i / inter, c = i % inter;
-  const float g = gu[r * 2 * inter + c], u = gu[r * 2 * inter + inter + c];
+  const float g = gu[r * 2 * inter + c] + (bias ? bias[c] : 0.0f), u = gu[r * 2 * inter + inter + c] + (bias ? bias[inter + c] : 0.0f);
   store_activation(act, i, g / (1.0f + __expf(-g)) * u, fp8_inverse);
+}
+
+__global__ void add_bias_kernel(float* y, const float* bias, std::int64_t rows, std::int64_t n) {
+  pdl_allow_next();
+  pdl_wait();  // the previous kernel's outputs are this one's inputs
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < rows * n) y[i] += bias[i % n];
 }
 
 __global__ void quantize_kernel(const __nv_bfloat16* x, __nv_fp8_storage_t* out, std::int64_t n, float fp8_inverse) {
@@ -232,26 +241,31 @@ void rms_norm(const float* h, const float* w, void* out, std::int64_t rows, std:
 }
 void rope_and_cache(float* qkv, void* k, void* v, void* q16, const float* table, std::int64_t batch, std::int64_t tokens,
                     const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
-                    const CacheLayout& cache, void* const* kv_rows) {
+                    const CacheLayout& cache, void* const* kv_rows, const float* bias) {
   const std::int64_t items = (heads + kv_heads) * (d / 2) + kv_heads * d;
   launch_pdl(rope_cache_kernel, dim3(static_cast<unsigned>(batch * tokens), blocks_for(items)), kThreads, 0,
       qkv, static_cast<__nv_bfloat16*>(k), static_cast<__nv_bfloat16*>(v), static_cast<__nv_bfloat16*>(q16),
       reinterpret_cast<const float2*>(table), tokens, start, heads, kv_heads, d, cache,
-      kv_rows ? static_cast<__nv_bfloat16*>(kv_rows[0]) : nullptr, kv_rows ? static_cast<__nv_bfloat16*>(kv_rows[1]) : nullptr);
+      kv_rows ? static_cast<__nv_bfloat16*>(kv_rows[0]) : nullptr, kv_rows ? static_cast<__nv_bfloat16*>(kv_rows[1]) : nullptr,
+      bias);
   ROOFTOP_GPU_CHECK_LAUNCH("rope_and_cache");
 }
 void attention(const float* qkv, const void* k, const void* v, void* out, std::int64_t batch, std::int64_t tokens,
                const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
-               const CacheLayout& cache) {
+               const CacheLayout& cache, std::int64_t window) {
   const std::int64_t warps = batch * tokens * heads;
   launch_pdl(attention_kernel, static_cast<unsigned>((warps * 32 + kThreads - 1) / kThreads), kThreads, 0,
       qkv, static_cast<const __nv_bfloat16*>(k), static_cast<const __nv_bfloat16*>(v), static_cast<__nv_bfloat16*>(out),
-      warps, tokens, start, heads, kv_heads, d, cache);
+      warps, tokens, start, heads, kv_heads, d, cache, window);
   ROOFTOP_GPU_CHECK_LAUNCH("attention");
 }
-void swiglu(const float* gu, void* act, std::int64_t rows, std::int64_t inter, float fp8_inverse) {
-  launch_pdl(swiglu_kernel, blocks_for(rows * inter), kThreads, 0, gu, act, rows, inter, fp8_inverse);
+void swiglu(const float* gu, void* act, std::int64_t rows, std::int64_t inter, float fp8_inverse, const float* bias) {
+  launch_pdl(swiglu_kernel, blocks_for(rows * inter), kThreads, 0, gu, act, rows, inter, fp8_inverse, bias);
   ROOFTOP_GPU_CHECK_LAUNCH("swiglu");
+}
+void add_bias(float* y, const float* bias, std::int64_t rows, std::int64_t n) {
+  launch_pdl(add_bias_kernel, blocks_for(rows * n), kThreads, 0, y, bias, rows, n);
+  ROOFTOP_GPU_CHECK_LAUNCH("add_bias");
 }
 void quantize_e4m3(const void* x, void* out, std::int64_t n, float fp8_inverse) {
   launch_pdl(quantize_kernel, blocks_for(n), kThreads, 0, static_cast<const __nv_bfloat16*>(x),
@@ -281,14 +295,14 @@ bool pdl_enabled() {
   return enabled;
 }
 
-std::vector<float> rope_table(std::int64_t positions, const std::vector<double>& frequencies) {
+std::vector<float> rope_table(std::int64_t positions, const std::vector<double>& frequencies, double amplitude) {
   const auto half = static_cast<std::int64_t>(frequencies.size());
   std::vector<float> t(static_cast<std::size_t>(positions * half * 2));
   for (std::int64_t p = 0; p < positions; ++p)
     for (std::int64_t i = 0; i < half; ++i) {
       const double angle = static_cast<double>(p) * frequencies[static_cast<std::size_t>(i)];
-      t[static_cast<std::size_t>((p * half + i) * 2)] = static_cast<float>(std::cos(angle));
-      t[static_cast<std::size_t>((p * half + i) * 2 + 1)] = static_cast<float>(std::sin(angle));
+      t[static_cast<std::size_t>((p * half + i) * 2)] = static_cast<float>(amplitude * std::cos(angle));
+      t[static_cast<std::size_t>((p * half + i) * 2 + 1)] = static_cast<float>(amplitude * std::sin(angle));
     }
   return t;
 }

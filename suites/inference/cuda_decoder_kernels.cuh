@@ -26,8 +26,9 @@ void rms_norm(const float* h, const float* weight, void* out, std::int64_t rows,
               std::int64_t hidden, float eps, float fp8_inverse = 0);
 // cos and sin of every position's rotary angles, [positions][d/2][2], computed in double
 // once (a decode step's RoPE then reads 2 floats a pair instead of computing them), from
-// the d/2 inverse frequencies (ModelConfig::rope_inverse_frequencies).
-std::vector<float> rope_table(std::int64_t positions, const std::vector<double>& frequencies);
+// the d/2 inverse frequencies (ModelConfig::rope_inverse_frequencies), cos and sin times
+// `amplitude` (ModelConfig::rope_amplitude: yarn's attention factor).
+std::vector<float> rope_table(std::int64_t positions, const std::vector<double>& frequencies, double amplitude = 1);
 // Rotary embedding on q and k of every row (rotate-half pairs i, i + d/2, the angles from
 // rope_table on the device), then k and v into the cache (`cache`'s layout) at
 // position *start + t; the rotated q also to q_bf16 [batch][heads][tokens][d] when not null
@@ -35,16 +36,21 @@ std::vector<float> rope_table(std::int64_t positions, const std::vector<double>&
 // replays at a growing position.
 // `kv_rows`, when not null: k and v also to [batch][kv head][tokens][d] (a paged cache's
 // prefill hands the fused kernel contiguous rows), kv_rows[0] the keys, kv_rows[1] the values.
+// `bias`, when not null: the [q; k; v] bias, added before the rotation.
 void rope_and_cache(float* qkv, void* k_cache, void* v_cache, void* q_bf16, const float* table, std::int64_t batch,
                     std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads,
-                    std::int64_t d, const CacheLayout& cache, void* const* kv_rows = nullptr);
+                    std::int64_t d, const CacheLayout& cache, void* const* kv_rows = nullptr, const float* bias = nullptr);
 // Causal GQA attention of each new token over the cache (online softmax, fp32), out bf16:
-// the plain path, for head dims and groups the fused kernels lack.
+// the plain path, for head dims and groups the fused kernels lack and for sliding windows
+// (`window` > 0: a position attends itself and the window - 1 before it).
 void attention(const float* qkv, const void* k_cache, const void* v_cache, void* out, std::int64_t batch,
                std::int64_t tokens, const std::int32_t* start, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
-               const CacheLayout& cache);
-// act = silu(gate) * up, gate_up [rows][2 * inter].
-void swiglu(const float* gate_up, void* act, std::int64_t rows, std::int64_t inter, float fp8_inverse = 0);
+               const CacheLayout& cache, std::int64_t window = 0);
+// act = silu(gate) * up, gate_up [rows][2 * inter] (plus `bias` [2 * inter] when not null).
+void swiglu(const float* gate_up, void* act, std::int64_t rows, std::int64_t inter, float fp8_inverse = 0,
+            const float* bias = nullptr);
+// y[r][i] += bias[i] for `rows` rows of n.
+void add_bias(float* y, const float* bias, std::int64_t rows, std::int64_t n);
 // out = e4m3(x / scale) for n bf16 elements: the attention output an fp8 projection reads.
 void quantize_e4m3(const void* x, void* out, std::int64_t n, float fp8_inverse);
 // next[b] = argmax of logits[b] (the lowest index among equals), many blocks a row. The

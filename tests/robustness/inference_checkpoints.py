@@ -189,27 +189,36 @@ def d15(rooftop, work):
 def d16(rooftop, work, fixtures):
     """Fields that would make the decoder compute another model."""
     good, st = GOOD, ST
-    for field, value, text in (("attention_bias", True, "attention biases"), ("mlp_bias", True, "MLP biases"),
-                               ("sliding_window", 32, "sliding-window attention"),
-                               ("architectures", ["MistralForCausalLM"], "another architecture")):
-        refused(rooftop, checkpoint(work, "field", dict(CONFIG, **{field: value})),
-                f"field '{field}' is {json.dumps(value)}: rooftop's decoder does not implement {text}")
-    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32}
-    for field, value, text in (("rope_scaling", yarn, 'rope scaling of type "yarn"'),
-                               ("rope_parameters", dict(yarn, rope_theta=500000.0), 'rope scaling of type "yarn"'),
-                               ("hidden_act", "gelu", 'hidden_act "gelu"'),
+    # Issue 37: biases a config turns on must be in the checkpoint; a window, an activation or an
+    # architecture the family does not have are refused by field.
+    for field, value, text in (("attention_bias", True, "no tensor 'model.layers.0.self_attn.q_proj.bias'"),
+                               ("mlp_bias", True, "no tensor 'model.layers.0.mlp.gate_proj.bias'"),
+                               ("sliding_window", 32, "field 'sliding_window' is 32: rooftop's decoder does not implement "
+                                                      "sliding-window attention for model_type llama"),
+                               ("architectures", ["MistralForCausalLM"], "another architecture than LlamaForCausalLM"),
+                               ("hidden_act", "gelu", "field 'hidden_act' is \"gelu\""),
+                               ("model_type", "gemma", "'model_type' is \"gemma\"")):
+        d = checkpoint(work, "field", dict(CONFIG, **{field: value}))
+        refused(rooftop, d, text)
+        if field not in ("attention_bias", "mlp_bias"):  # the config alone is refused too
+            expect(2, text, decode(rooftop, os.path.join(d, "config.json")))
+    # Values only: a rope scaling rooftop does not compute is refused with real weights, timed with random ones.
+    for field, value, text in (("rope_scaling", {"rope_type": "longrope", "factor": 4.0}, 'rope scaling of type "longrope"'),
                                ("partial_rotary_factor", 0.5, "partial_rotary_factor 0.5")):
         d = checkpoint(work, "values", dict(CONFIG, **{field: value}))
         refused(rooftop, d, "rooftop's decoder does not implement the config's " + text, "config.json alone")
         expect(0, "ok", decode(rooftop, os.path.join(d, "config.json")))  # random weights: the same work
-    # Llama 3.x's own scaling (every Llama 3.1, 3.2 and 3.3 config has it) is computed: the checkpoint runs.
+    # Llama 3.x's own scaling (every Llama 3.1, 3.2 and 3.3 config has it), yarn and dynamic are computed: the
+    # checkpoint runs.
     llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
               "original_max_position_embeddings": 64}
-    for field, value in (("rope_scaling", llama3), ("rope_parameters", dict(llama3, rope_theta=500000.0))):
-        expect(0, "ok", decode(rooftop, checkpoint(work, "llama3", dict(CONFIG, **{field: value}))))
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32}
+    for field, value in (("rope_scaling", llama3), ("rope_parameters", dict(llama3, rope_theta=500000.0)),
+                         ("rope_scaling", yarn), ("rope_parameters", {"rope_type": "dynamic", "factor": 2.0})):
+        expect(0, "ok", decode(rooftop, checkpoint(work, "scaled", dict(CONFIG, **{field: value}))))
     refused(rooftop, checkpoint(work, "bias", files={st: safetensors_bytes(dict(good, **{
         "model.layers.0.self_attn.q_proj.bias": ("BF16", [64], bytes(128))}))}),
-            "tensor 'model.layers.0.self_attn.q_proj.bias' is a bias")
+            "tensor 'model.layers.0.self_attn.q_proj.bias' is a bias that the config")
     refused(rooftop, checkpoint(work, "layers", files={st: safetensors_bytes(dict(good, **{
         "model.layers.2.input_layernorm.weight": good["model.norm.weight"]}))}),
             "is of layer 2, but the config's num_hidden_layers is 2")
@@ -249,6 +258,10 @@ def fixture_checks(rooftop, fixtures):
     rope = os.path.join(fixtures, "llama-llama3rope")
     expect(0, "ok", decode(rooftop, rope))
     expect(0, "ok", decode(rooftop, os.path.join(rope, "config.json")))
+    # Every family and layout of tests/data/hf (issue 37), at a context past Mistral's and Qwen2's window of 16.
+    ours = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "hf")
+    for name in sorted(os.listdir(ours)):
+        expect(0, "ok", decode(rooftop, os.path.join(ours, name), context=40))
 
 
 if __name__ == "__main__":
