@@ -172,6 +172,12 @@ int execute_run(RunFlags& f) {
                  r["name"].get<std::string>(),
                  r["roofline"]["percent_of_attainable"].get<double>(), r["roofline"]["compute_ceiling"].get<std::string>());
   }
+  for (const auto& r : j["results"])
+    if (r["roofline"].is_object() && r["roofline"].value("slow_generic_path", false))
+      fmt::print(stderr, "rooftop: WARNING: {} ran a generic path at {:.0f}% of its roof ({}): the point measures "
+                         "rooftop's fallback, not the machine\n",
+                 r["name"].get<std::string>(), r["roofline"]["percent_of_attainable"].get<double>(),
+                 r["generic_path"].get<std::string>());
   if (o.out) fmt::print(stderr, "rooftop: wrote {}\n", o.out->string());
   if (interrupted) {
     fmt::print(stderr, "rooftop: interrupted; kept the {} points that finished\n", results.results.size());

@@ -55,6 +55,7 @@ bool PointPipeline::prepare(std::size_t i, const SetupContext& setup) {
     pt.instance = (*create)(p, setup);
     rec.implementation = pt.instance->implementation();
     rec.implementation_label = pt.instance->implementation_label();
+    rec.generic_path = pt.instance->generic_path();
     if (check_) rec.correctness = pt.instance->check();
     if (rec.correctness && !rec.correctness->passed) {
       rec.status = Status::failed;

@@ -48,6 +48,10 @@ class Instance {
   // results keep implementation() whole. Where the shape's name ends with the label (an
   // attention point's "_fused"), the table shows it once, in the implementation column.
   virtual std::string implementation_label() const { return implementation(); }
+  // Why a generic (slow) path ran instead of the fast one for this point ("no fast decode
+  // kernel for head dim 80"); empty when the fast path ran. A point far below its roof on
+  // such a path measures rooftop's fallback, not the machine: the results flag it.
+  virtual std::string generic_path() const { return {}; }
   // Poisons the output, runs once and compares with the family's reference.
   virtual Correctness check() = 0;
   // One timed iteration; returns when its results are complete.

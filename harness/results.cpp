@@ -101,6 +101,7 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
   j["params"] = r.problem.params;
   j["implementation"] = r.implementation;
   j["implementation_label"] = r.implementation_label.empty() ? r.implementation : r.implementation_label;
+  j["generic_path"] = r.generic_path.empty() ? ojson(nullptr) : ojson(r.generic_path);
   j["status"] = status_name(r.status);
   j["reason"] = r.reason;
   j["work"] = {{"flops", r.problem.work.flops},
@@ -153,7 +154,8 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
                      {"attainable_flops_per_s", p->attainable_flops},
                      {"percent_of_attainable", 100.0 * p->fraction_of_attainable},
                      {"bound", bound_name(p->bound)},
-                     {"above_ceiling", p->above_ceiling}};
+                     {"above_ceiling", p->above_ceiling},
+                     {"slow_generic_path", !r.generic_path.empty() && p->fraction_of_attainable < kSlowGenericPathFraction}};
   }
   if (const auto& w = d.power) {
     j["power"] = {{"board_w", w->board_w}, {"joules_per_iteration", w->joules_per_iteration},
@@ -257,6 +259,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
       bad(origin, p + "name", fmt::format("repeats benchmark {}: a file holds each benchmark once", r.problem.name()));
     r.implementation = get<std::string>(x, "implementation", origin, p);
     r.implementation_label = x.value("implementation_label", r.implementation);  // absent before schema 1.x files
+    if (x.contains("generic_path") && x["generic_path"].is_string()) r.generic_path = x["generic_path"].get<std::string>();
     try {
       r.status = parse_status(get<std::string>(x, "status", origin, p));
     } catch (const InputError&) {

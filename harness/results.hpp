@@ -14,6 +14,9 @@
 namespace rooftop {
 
 inline constexpr int kResultsSchemaVersion = 1;
+// A point on a generic path (ResultRecord::generic_path) below this fraction of its roof is
+// flagged (roofline.slow_generic_path): it measures the fallback, not the machine.
+inline constexpr double kSlowGenericPathFraction = 0.20;
 
 // ok: measured and correct; skipped: does not apply here; failed: wrong results;
 // error: could not run (allocation, library error).
@@ -36,6 +39,7 @@ struct ResultRecord {
   std::string reason;  // why it was skipped, failed or errored
   std::string implementation;
   std::string implementation_label;  // short, for the terminal table (Instance::implementation_label)
+  std::string generic_path;          // why a generic path ran (Instance::generic_path); empty: the fast one
   std::optional<Correctness> correctness;
   std::vector<Sample> samples;
   // A scenario's own measures, one value a repetition (inference: ttft_s, tokens_per_s).

@@ -81,6 +81,10 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   if (roof["above_ceiling"].get<bool>())
     return {fmt::format("{:.0f}% of its roof: above the measured ceiling, so the ceiling is wrong", pct),
             "run `rooftop characterize --merge` on an idle machine: it keeps the best of both"};
+  if (roof.value("slow_generic_path", false))
+    return {fmt::format("{:.0f}% of its roof on a generic path: {}", pct, r.value("generic_path", std::string())),
+            "rooftop has no fast kernel for this layout: the point measures the fallback, not the machine; compare "
+            "machines on points with a fast path"};
   // Where the cause is knowable it comes first, whatever the bound: a misaligned GEMM falls
   // back to kernels without the matrix units (bf16 3x5000x7001 ran memory-bound at 24.5%).
   if (pct < kFarFromRoof)

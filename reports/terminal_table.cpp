@@ -184,6 +184,11 @@ void print_compact(std::ostream& out, const ojson& j) {
       std::string note = r["reason"].get<std::string>();
       if (r["roofline"].is_object() && r["roofline"]["above_ceiling"].get<bool>())
         note = "above its roof: the ceiling was measured low (see the warning below the table)";
+      if (r["roofline"].is_object() && r["roofline"].value("slow_generic_path", false)) {
+        check += " GENERIC";
+        note = fmt::format("a generic path, {:.0f}% of its roof: it measures rooftop's fallback, not the machine ({})",
+                           r["roofline"]["percent_of_attainable"].get<double>(), r["generic_path"].get<std::string>());
+      }
       if (!note.empty()) {
         notes.push_back(fmt::format("{} {}: {}", r["dtype"].get<std::string>(), shape, note));
         check += fmt::format(" [{}]", notes.size());

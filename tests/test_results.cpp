@@ -8,6 +8,7 @@
 
 #include <iterator>
 #include <optional>
+#include <sstream>
 #include <thread>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,8 @@
 #include "harness/energy_window.hpp"
 #include "harness/errors.hpp"
 #include "harness/results.hpp"
+#include "reports/diagnosis.hpp"
+#include "reports/terminal_table.hpp"
 
 using namespace rooftop;
 namespace fs = std::filesystem;
@@ -270,4 +273,35 @@ TEST_CASE("an output path that is a link, a pipe or a directory: the target writ
   CHECK_THROWS_WITH(write_file_atomically(dir / "real", "x"), Catch::Contains("not a regular file"));
   CHECK(fs::is_directory(dir / "real"));
   fs::remove_all(dir);
+}
+
+// Issue 37: a point that took a generic path and sits far below its roof measures rooftop's
+// fallback, not the machine: the results, the table and the diagnosis say so.
+TEST_CASE("a generic path below 20% of the roof is flagged; the same path near the roof, or the fast one, is not",
+          "[results]") {
+  auto run = sample_run();
+  auto& r = run.results[0];
+  r.problem.work = {1e9, 1e9};  // AI 1 on a 100 GB/s DRAM: 100 GFLOP/s attainable
+  r.samples = {{0.1, 1, 0}, {0.1, 1, 0}, {0.1, 1, 0}};  // 10 GFLOP/s: 10% of the roof
+  r.generic_path = "no fast decode kernel for head dim 80: the generic kernel ran";
+  run.results.resize(1);
+  auto j = results_to_json(run);
+  CHECK(j["results"][0]["generic_path"] == r.generic_path);
+  CHECK(j["results"][0]["roofline"]["slow_generic_path"] == true);
+  const auto back = results_from_json(nlohmann::ordered_json::parse(j.dump()), "mem");
+  CHECK(back.results[0].generic_path == r.generic_path);
+  const auto d = reports::diagnose(j["results"][0], nullptr);
+  CHECK_THAT(d.finding, Catch::Contains("10% of its roof on a generic path: no fast decode kernel for head dim 80"));
+  std::ostringstream table;
+  reports::print_terminal_table(table, j, false);
+  CHECK_THAT(table.str(), Catch::Contains("ok GENERIC [1]") && Catch::Contains("rooftop's fallback, not the machine"));
+
+  r.samples = {{0.025, 1, 0}, {0.025, 1, 0}, {0.025, 1, 0}};  // 40% of the roof: the generic path is said, not flagged
+  j = results_to_json(run);
+  CHECK(j["results"][0]["roofline"]["slow_generic_path"] == false);
+  r.generic_path.clear();
+  r.samples = {{0.1, 1, 0}, {0.1, 1, 0}, {0.1, 1, 0}};  // slow on the fast path: no flag
+  j = results_to_json(run);
+  CHECK(j["results"][0]["generic_path"].is_null());
+  CHECK(j["results"][0]["roofline"]["slow_generic_path"] == false);
 }

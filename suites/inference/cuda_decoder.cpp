@@ -434,16 +434,25 @@ std::string CudaDecoder::implementation() const {
          family_notes();
 }
 
-// What a family's switches cost here: windowed layers on the plain kernel, biases' kernels.
-std::string CudaDecoder::family_notes() const {
+std::string CudaDecoder::generic_path(std::int64_t per_seq) const {
   const auto& c = w_.config;
-  std::string out;
   std::int64_t cut = 0, window = 0;
   for (std::int64_t l = 0; l < layers_; ++l)
     if (window_cuts(l)) ++cut, window = c.window(l);
   if (cut)
-    out += fmt::format("; sliding window {} shorter than the context {}: the generic attention kernel ran on {} of {} layers",
+    return fmt::format("sliding window {} shorter than the context {}: the generic attention kernel on {} of {} layers",
                        window, max_context_, cut, layers_);
+  if (per_seq == 1 && !split_decode_) return fmt::format("no fast decode kernel for {}: the generic kernel ran", no_fast_decode_);
+  if (per_seq > 1 && !fused_prefill_ok_)
+    return fmt::format("no fused prefill kernel for head dim {}: the generic kernel ran", c.head_dim);
+  return {};
+}
+
+// What a family's switches cost here: windowed layers on the generic kernel, biases' kernels.
+std::string CudaDecoder::family_notes() const {
+  const auto& c = w_.config;
+  std::string out;
+  if (const auto why = generic_path(1); why.starts_with("sliding")) out += "; " + why;
   if (c.qkv_bias) out += "; q/k/v biases in the RoPE kernel";
   if (c.o_bias) out += "; o bias added after o_proj";
   if (c.mlp_bias) out += "; MLP biases: gate/up in the SwiGLU kernel (not the GEMV's epilogue), down added after";

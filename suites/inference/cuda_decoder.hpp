@@ -40,6 +40,7 @@ class CudaDecoder final : public Decoder {
   void poison_logits() override;
   std::string implementation() const override;
   std::string implementation_label() const override;
+  std::string generic_path(std::int64_t tokens_per_seq) const override;
   void set_recorder(StageRecorder* recorder) override;
   bool swiglu_in_gate_up(std::int64_t tokens_per_seq) const override;
 

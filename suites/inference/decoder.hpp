@@ -37,6 +37,9 @@ class Decoder {
   virtual void poison_logits() = 0;                // NaN: a logit a forward does not write shows
   virtual std::string implementation() const = 0;
   virtual std::string implementation_label() const = 0;
+  // Why a forward of `tokens_per_seq` tokens a sequence takes a generic attention path here
+  // (a head dim, group or window the fast kernels lack); empty when it does not.
+  virtual std::string generic_path(std::int64_t /*tokens_per_seq*/) const { return {}; }
   // Times every stage of the following forwards into `recorder` (null: none).
   virtual void set_recorder(StageRecorder* recorder) = 0;
   // Whether a forward of `tokens_per_seq` tokens a sequence applies SwiGLU inside the gate/up

@@ -47,6 +47,16 @@ InferenceInstance::InferenceInstance(const Problem& p, std::uint64_t seed, Decod
   else decoder_->prepare_rows(shape_.batch * shape_.prompt);
 }
 
+std::string InferenceInstance::generic_path() const {
+  const std::string prefill = decoder_->generic_path(shape_.prompt), decode = decoder_->generic_path(1);
+  switch (shape_.scenario) {
+    case Scenario::prefill: return prefill;
+    case Scenario::decode: return decode;
+    case Scenario::generate: return prefill.empty() || prefill == decode ? decode : decode.empty() ? prefill : prefill + "; " + decode;
+  }
+  return {};
+}
+
 Correctness InferenceInstance::check() { return check_decoder(weights_, shape_.batch, seed_ + 3, make_); }
 
 ScenarioRepetition InferenceInstance::run_repetition() {

@@ -22,6 +22,7 @@ class InferenceInstance final : public ScenarioInstance {
 
   std::string implementation() const override { return decoder_->implementation(); }
   std::string implementation_label() const override { return decoder_->implementation_label(); }
+  std::string generic_path() const override;
   Correctness check() override;
   void run() override { run_repetition(); }
   ScenarioRepetition run_repetition() override;

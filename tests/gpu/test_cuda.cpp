@@ -582,34 +582,41 @@ int main(int argc, char** argv) {
 }
 
 // transformers' own tiny checkpoints through the CUDA decoder (bf16): its logits and greedy
-// tokens, and a lost rope scaling caught. The fixtures are found at ROOFTOP_HF_FIXTURES (the
-// GPU machine has no ../shared): absent, the case says so and checks nothing.
+// tokens, and each feature of a config dropped (rope scaling, biases, windows) caught. The
+// fixture folders are ROOFTOP_HF_FIXTURES, ':'-separated (the bundle holds no tests/data/hf:
+// give the repository's, and ../shared/fixtures/hf-tiny-llama3 where present).
 TEST_CASE("inference: the CUDA decoder gives transformers' logits and greedy tokens on its checkpoints", "[gpu][inference]") {
   const char* env = std::getenv("ROOFTOP_HF_FIXTURES");
-  const std::filesystem::path fixtures = env ? env : "";
-  if (fixtures.empty() || !std::filesystem::is_directory(fixtures)) {
-    WARN("ROOFTOP_HF_FIXTURES names no folder of transformers' checkpoints (hf-tiny-llama3): not checked");
+  std::vector<std::filesystem::path> roots;
+  for (std::string list = env ? env : ""; !list.empty();) {
+    const auto colon = list.find(':');
+    roots.emplace_back(list.substr(0, colon));
+    list = colon == std::string::npos ? "" : list.substr(colon + 1);
+  }
+  const auto fixtures = inference::transformers_fixtures(roots);
+  if (fixtures.empty()) {
+    WARN("ROOFTOP_HF_FIXTURES names no folder of transformers' checkpoints (tests/data/hf): not checked");
     return;
   }
   const auto make = [](const inference::DecoderWeights& w, std::int64_t context) {
     return std::make_unique<inference::CudaDecoder>(w, 1, context);
   };
-  for (const char* name : {"llama-plain", "llama-llama3rope"}) {
-    const auto dir = (fixtures / name).string();
-    std::ifstream in(fixtures / name / "expected.json");
-    REQUIRE(in);
+  for (const auto& dir : fixtures) {
+    const auto name = dir.filename().string();
+    std::ifstream in(dir / "expected.json");
     const auto expected = nlohmann::json::parse(in);
-    const auto config = inference::load_model_config(dir);
-    auto weights = inference::load_decoder_weights(config, Dtype::bf16, inference::checkpoint_files(dir));
+    const auto config = inference::load_model_config(dir.string());
+    const auto weights = inference::load_decoder_weights(config, Dtype::bf16, inference::checkpoint_files(dir.string()));
     const auto c = inference::check_against_transformers(weights, expected, make);
     INFO(fmt::format("{}: worst |logit - transformers'| {:.4g}, bound {:.4g}; {} of {} decided tokens differ", name, c.worst,
                      c.allowed, c.tokens_differ, c.tokens_compared));
     CHECK(c.worst <= c.allowed);
     CHECK(c.tokens_compared >= 8);
     CHECK(c.tokens_differ == 0);
-    if (config.rope_scaling.type == "default") continue;
-    weights.config.rope_scaling = inference::RopeScaling{};
-    const auto flipped = inference::check_against_transformers(weights, expected, make);
-    CHECK((flipped.worst > flipped.allowed || flipped.tokens_differ > 0));
+    for (const auto& [what, broken] : inference::without_each_feature(weights)) {
+      const auto f = inference::check_against_transformers(broken, expected, make);
+      INFO(fmt::format("{} {}: worst {:.4g}, bound {:.4g}; {} tokens differ", name, what, f.worst, f.allowed, f.tokens_differ));
+      CHECK((f.worst > f.allowed || f.tokens_differ > 0));
+    }
   }
 }
