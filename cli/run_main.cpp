@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/declared_benchmarks.hpp"
@@ -35,7 +37,18 @@ constexpr const char* kExitCodesHelp =
     "  143, 129  ab: ended by SIGTERM or SIGHUP; its run in flight ended too, no verdicts\n"
     "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"
     "--benchmark_enable_random_interleaving=true); suites with a loop of their own (collectives,\n"
-    "inference) take --benchmark_filter, --benchmark_repetitions and --benchmark_min_time only.";
+    "inference) take --benchmark_filter, --benchmark_repetitions and --benchmark_min_time only.\n"
+    "rooftop --parse-only COMMAND ... parses and checks a command line without running it (exit 0 or 2).";
+
+constexpr std::string_view kParseOnlyFlag = "--parse-only";
+
+// Every command and subcommand parses as usual, but does nothing once parsed.
+void skip_callbacks(CLI::App& app) {
+  for (auto* sub : app.get_subcommands({})) {
+    sub->callback(std::function<void()>{});
+    skip_callbacks(*sub);
+  }
+}
 }  // namespace
 
 int rooftop::run_main(int argc, char** argv) {
@@ -53,7 +66,10 @@ int rooftop::run_main(int argc, char** argv) {
   const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "rooftop";
   std::string command_line = program;
   rooftop::cli::set_program_name(program);
-  for (int i = 1; i < argc; ++i) {
+  // `--parse-only` first: the command line is parsed and its options checked, nothing runs
+  // (the documentation test passes every command the docs show through it).
+  const bool parse_only = argc > 1 && std::string_view(argv[1]) == kParseOnlyFlag;
+  for (int i = parse_only ? 2 : 1; i < argc; ++i) {
     const std::string a = argv[i];
     command_line += " " + a;
     (a.rfind("--benchmark_", 0) == 0 ? benchmark_args : args).push_back(a);
@@ -78,6 +94,8 @@ int rooftop::run_main(int argc, char** argv) {
   rooftop::cli::add_history_command(app, exit_code);
   rooftop::cli::add_tune_command(app, exit_code);
   rooftop::cli::add_perf_test_command(app, exit_code);
+
+  if (parse_only) skip_callbacks(app);
 
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the choices.
   std::vector<std::string> names;
