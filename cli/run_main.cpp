@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,13 +41,9 @@ constexpr const char* kExitCodesHelp =
 
 constexpr std::string_view kParseOnlyFlag = "--parse-only";
 
-// Every command and subcommand parses as usual, but does nothing once parsed.
-void skip_callbacks(CLI::App& app) {
-  for (auto* sub : app.get_subcommands({})) {
-    sub->callback(std::function<void()>{});
-    skip_callbacks(*sub);
-  }
-}
+// Thrown once the command line is parsed and checked, before any command runs: the
+// commands' own callbacks (which own their options' values) are left as they are.
+struct ParsedOnly {};
 }  // namespace
 
 int rooftop::run_main(int argc, char** argv) {
@@ -95,7 +90,7 @@ int rooftop::run_main(int argc, char** argv) {
   rooftop::cli::add_tune_command(app, exit_code);
   rooftop::cli::add_perf_test_command(app, exit_code);
 
-  if (parse_only) skip_callbacks(app);
+  if (parse_only) app.parse_complete_callback([] { throw ParsedOnly{}; });
 
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the choices.
   std::vector<std::string> names;
@@ -108,6 +103,8 @@ int rooftop::run_main(int argc, char** argv) {
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last-first
     app.parse(reversed);
+  } catch (const ParsedOnly&) {
+    return rooftop::kExitOk;
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? rooftop::kExitOk : rooftop::kExitUsage;
