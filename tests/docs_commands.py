@@ -102,6 +102,7 @@ def main():
         for line, args in commands(document.read_text()):
             if not args or any(a in ("...", "COMMAND") or a.startswith("<") for a in args):
                 continue  # a pattern, not a command
+            args = args[1:] if args[0] == "--parse-only" else args
             argv = [rooftop, "--parse-only", *with_inputs(args, source, work)]
             p = subprocess.run(argv, capture_output=True, text=True, cwd=work, timeout=60)
             checked += 1
