@@ -3,7 +3,7 @@
 # test, playwright-core from npm at the version in tests/browser/package-lock.json).
 #   ci/install-deps.sh          build and run rooftop
 #   ci/install-deps.sh --tests  also what the tests need: python3-jsonschema, chromium, node
-#   ci/install-deps.sh --hip    also Debian 12's ROCm 5.2 toolchain, for the HIP build (README,
+#   ci/install-deps.sh --hip    also Debian 12's ROCm 5.2 toolchain, for the HIP build (docs/build.md,
 #                               "AMD GPUs"); both flags may be given
 set -euo pipefail
 sudo=""

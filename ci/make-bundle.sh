@@ -7,8 +7,8 @@
 #
 # usage: ci/make-bundle.sh BUILD_DIR OUT.tar.gz [--with-cuda-libs | --with-hip-libs]
 #   --with-cuda-libs  also carry cuBLASLt (about 540 MB) for machines without the CUDA
-#                     toolkit; without it, rooftop finds cuBLASLt on the machine (README).
-#   --with-hip-libs   a HIP build (README, "AMD GPUs"): also carry the code-object library
+#                     toolkit; without it, rooftop finds cuBLASLt on the machine (docs/build.md).
+#   --with-hip-libs   a HIP build (docs/build.md, "AMD GPUs"): also carry the code-object library
 #                     the HIP runtime opens at run time (libamd_comgr.so.2, with LLVM: about
 #                     200 MB), for machines without ROCm; without it, the machine's is used.
 set -euo pipefail

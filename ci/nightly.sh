@@ -2,16 +2,23 @@
 # The nightly performance gate, and the pull-request A/B. Called by ci/github/rooftop-nightly.yml;
 # runs the same on a developer's machine.
 #
-#   ci/nightly.sh nightly [OUT_DIR]      build, characterize, run the full tier, gate against
-#                                        baselines/<this device> (a FAIL must repeat in a re-run
-#                                        of the FAILed benchmarks), write results, Markdown, JUnit;
-#                                        add the night to the history ($ROOFTOP_HISTORY) and
-#                                        check its series for change points
+#   ci/nightly.sh nightly [OUT_DIR]      build, then for every backend this runner has: characterize,
+#                                        run the tier, gate against baselines/<this device> (a FAIL
+#                                        must repeat in a re-run of the FAILed benchmarks), write
+#                                        results-B.json, results-B.md, gate-B.md, gate-junit-B.xml,
+#                                        gate-B.json; add the nights to the history ($ROOFTOP_HISTORY)
+#                                        and check its series for change points (history.txt)
 #   ci/nightly.sh pr BASE_REF [OUT_DIR]  build BASE_REF and HEAD, run `rooftop ab` between them
 #
-# Exit: 0 no regression, 1 a regression, 2 usage, 3 no baseline for this machine (nightly),
-# 6 UNRESOLVED: no FAIL but no all-clear (a slowdown above tau the suite's level could not
-# confirm, a suite-wide shift it cannot attribute, or nothing decided: docs/gate.md).
+# Backends: cpu always, and cuda (or hip) where `rooftop info --backend cuda` finds a device;
+# ROOFTOP_NIGHTLY_BACKENDS="cuda" (a list, spaces or commas) names them instead. Tier:
+# ROOFTOP_NIGHTLY_TIER (default full); each backend's baseline must be of this tier (docs/ci.md).
+# ROOFTOP_NIGHTLY_BIN: a rooftop binary to use instead of building one.
+#
+# Exit: 0 no regression, 1 a regression, 2 usage, 3 no baseline for this machine (nightly:
+# for one of its backends), 6 UNRESOLVED: no FAIL but no all-clear (a slowdown above tau the
+# suite's level could not confirm, a suite-wide shift it cannot attribute, or nothing decided:
+# docs/gate.md). With several backends, the first of 1, 2, 3, 6 that any backend gave.
 set -euo pipefail
 mode=${1:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,48 +26,85 @@ build() {  # build SOURCE_DIR BUILD_DIR
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
   cmake --build "$2" --target rooftop
 }
+# The most serious of the exit codes given: 1, 2, 3, 6, then any other non-zero, else 0.
+most_serious() {
+  local code
+  for code in 1 2 3 6; do
+    [[ " $* " == *" $code "* ]] && { echo "$code"; return; }
+  done
+  for code in "$@"; do [ "$code" -ne 0 ] && { echo "$code"; return; }; done
+  echo 0
+}
 case "$mode" in
   nightly)
     out=${2:-rooftop-nightly}
+    tier=${ROOFTOP_NIGHTLY_TIER:-full}
     mkdir -p "$out"
-    build "$root" "$root/build-nightly"
-    rooftop="$root/build-nightly/cli/rooftop"
+    if [ -n "${ROOFTOP_NIGHTLY_BIN:-}" ]; then
+      rooftop=$ROOFTOP_NIGHTLY_BIN  # built already (a CI step of its own, or the bundle's bin/rooftop)
+    else
+      build "$root" "$root/build-nightly"
+      rooftop="$root/build-nightly/cli/rooftop"
+    fi
     export ROOFTOP_HOME=${ROOFTOP_HOME:-$out/home}
-    "$rooftop" characterize --backend cpu
-    status=0
-    "$rooftop" run --backend cpu --tier full --benchmark_enable_random_interleaving=true \
-      --out "$out/results.json" --format md > "$out/results.md" || status=$?
-    gate_night() {  # gate_night [--confirm RERUN.json]
-      "$rooftop" gate --baseline "$root/baselines" "$out/results.json" "$@" \
-        --markdown "$out/gate.md" --junit "$out/gate-junit.xml" --json "$out/gate.json"
-    }
-    gate=0
-    gate_night || gate=$?
-    # A timing FAIL must repeat in a re-run of the FAILed benchmarks before it fails the night:
-    # one run's outlier on a shared machine is not a regression (docs/gate.md, "Confirmed by a
-    # re-run").
-    failed=$(python3 -c 'import json, re, sys
+    if [ -n "${ROOFTOP_NIGHTLY_BACKENDS:-}" ]; then
+      read -r -a backends <<< "${ROOFTOP_NIGHTLY_BACKENDS//,/ }"
+    else
+      backends=(cpu)
+      for gpu in cuda hip; do
+        # exit 0: a device is here; 4: built, no device (the reason is said); 2: not built.
+        if reason=$("$rooftop" info --backend "$gpu" 2>&1); then
+          backends+=("$gpu")
+        else
+          echo "nightly: $gpu not gated: ${reason##*error: }" >&2
+        fi
+      done
+    fi
+    echo "nightly: gating ${backends[*]} at tier $tier"
+    history_db=${ROOFTOP_HISTORY:-${XDG_DATA_HOME:-$HOME/.local/share}/rooftop/history.sqlite}
+    codes=() run_codes=() history_files=()
+    for backend in "${backends[@]}"; do
+      echo "=== nightly: $backend"
+      "$rooftop" characterize --backend "$backend"
+      status=0
+      "$rooftop" run --backend "$backend" --tier "$tier" --benchmark_enable_random_interleaving=true \
+        --out "$out/results-$backend.json" --format md > "$out/results-$backend.md" || status=$?
+      run_codes+=("$status")
+      gate_night() {  # gate_night [--confirm RERUN.json]
+        "$rooftop" gate --baseline "$root/baselines" "$out/results-$backend.json" "$@" \
+          --markdown "$out/gate-$backend.md" --junit "$out/gate-junit-$backend.xml" --json "$out/gate-$backend.json"
+      }
+      gate=0
+      gate_night || gate=$?
+      # A timing FAIL must repeat in a re-run of the FAILed benchmarks before it fails the night:
+      # one run's outlier on a shared machine is not a regression (docs/gate.md, "Confirmed by a
+      # re-run").
+      failed=$(python3 -c 'import json, re, sys
 names = [c["name"] for c in json.load(open(sys.argv[1]))["comparisons"]
          if c["verdict"] == "FAIL" and not c.get("broken")]
-print("^(" + "|".join(re.escape(n) for n in names) + ")$" if names else "")' "$out/gate.json" 2>/dev/null || true)
-    if [ "$gate" -eq 1 ] && [ -n "$failed" ]; then
-      "$rooftop" run --backend cpu --tier full --benchmark_enable_random_interleaving=true --filter "$failed" \
-        --out "$out/rerun.json" > "$out/rerun.md" || true
-      gate=0
-      gate_night --confirm "$out/rerun.json" || gate=$?
-    fi
-    [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/gate.md" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"
+print("^(" + "|".join(re.escape(n) for n in names) + ")$" if names else "")' "$out/gate-$backend.json" 2>/dev/null || true)
+      if [ "$gate" -eq 1 ] && [ -n "$failed" ]; then
+        "$rooftop" run --backend "$backend" --tier "$tier" --benchmark_enable_random_interleaving=true \
+          --filter "$failed" --out "$out/rerun-$backend.json" > "$out/rerun-$backend.md" || true
+        gate=0
+        gate_night --confirm "$out/rerun-$backend.json" || gate=$?
+      fi
+      codes+=("$gate")
+      echo "nightly: $backend: run exit $status, gate exit $gate"
+      [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/gate-$backend.md" ] && cat "$out/gate-$backend.md" >> "$GITHUB_STEP_SUMMARY"
+      [ -f "$out/results-$backend.json" ] && history_files+=("$out/results-$backend.json")
+    done
     # The history outlives the checkout (a self-hosted runner's home): each night is added,
     # then every series is searched for change points; a new slowdown fails the night.
-    history_db=${ROOFTOP_HISTORY:-${XDG_DATA_HOME:-$HOME/.local/share}/rooftop/history.sqlite}
     history=0
-    if "$rooftop" history add "$out/results.json" --db "$history_db"; then
+    if [ "${#history_files[@]}" -gt 0 ] && "$rooftop" history add "${history_files[@]}" --db "$history_db"; then
       "$rooftop" history check --db "$history_db" > "$out/history.txt" || history=$?
       cat "$out/history.txt"
     fi
+    gate=$(most_serious "${codes[@]}")
     if [ "$gate" -ne 0 ]; then exit "$gate"; fi
     if [ "$history" -ne 0 ]; then exit "$history"; fi
-    exit "$status"
+    exit "$(most_serious "${run_codes[@]}")"
     ;;
   pr)
     base=${2:?usage: ci/nightly.sh pr BASE_REF [OUT_DIR]}

@@ -38,7 +38,7 @@ void add_list_command(CLI::App& app, int& exit_code) {
       }
       fmt::print("backends (this build):");
       for (const auto& b : backends()) fmt::print(" {}", b->name());
-      fmt::print("\ntiers: smoke (seconds), quick (about a minute per suite), full (nightly)\n");
+      fmt::print("\ntiers: smoke (seconds), quick (about a minute a suite on a CPU, minutes on a GPU), full (nightly)\n");
     } else {
       RunOptions o;
       o.suites = {*suite};

@@ -202,7 +202,7 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_option("--suite", o.suites, "Suites to run (default: the backend's kernel suites, gemm and attention; "
                                        "collectives and inference run when named)")->delimiter(',');
   cmd->add_option("--backend", o.backend, "Backend")->capture_default_str();
-  cmd->add_option("--tier", flags->tier, "smoke (seconds), quick (about a minute per suite), full (nightly)")
+  cmd->add_option("--tier", flags->tier, "smoke (seconds), quick (before a merge: about a minute a suite on a CPU, minutes on a GPU), full (nightly)")
       ->capture_default_str();
   cmd->add_option("--filter", o.filter, "Regular expression searched in point names, e.g. 'bf16/m2048'");
   cmd->add_option("--dtype", o.dtypes, "Only these dtypes")->delimiter(',');

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/declared_benchmarks.hpp"
@@ -18,24 +19,34 @@
 namespace {
 constexpr const char* kExitCodesHelp =
     "Exit codes:\n"
-    "  0    run: every point ran and passed its check; gate/compare/ab: no regression\n"
-    "  1    run: a point failed its correctness check or could not run; gate/compare/ab: a FAIL;\n"
+    "  0    run: every point ran and passed its check; gate/compare/ab/report: no regression\n"
+    "       (report: with --baseline, the gate's verdict; without one, 0 once written)\n"
+    "  1    run: a point failed its correctness check or could not run; gate/compare/ab/report: a FAIL;\n"
     "       history check: a new change point that is a slowdown; tune: no candidate of any point ran\n"
     "  2    usage or input error: unknown suite, backend, dtype or filter, bad shape, bad file,\n"
     "       a baseline of another device, tier or schema; gate/compare: nothing in common;\n"
     "       tune: nothing tunable in the run; an output that cannot be written, or that is an\n"
     "       input or another output\n"
-    "  3    gate, perf-test: no baseline for this device (the message gives the command to make one);\n"
+    "  3    gate, perf-test, report: no baseline for this device (the message gives the command to make one;\n"
+    "       report: with --baseline);\n"
     "       perf-test: also when the backend's device is not here (CTest's SKIP)\n"
     "  4    the backend's device is not here (no GPU or no driver); other backends still run\n"
     "  5    collectives: a rank died or hung past --comm-timeout; the finished points were kept\n"
-    "  6    gate/compare/ab: UNRESOLVED, no FAIL but no all-clear: a benchmark's 95% interval lies\n"
+    "  6    gate/compare/ab/report: UNRESOLVED, no FAIL but no all-clear: a benchmark's 95% interval lies\n"
     "       wholly above tau short of the suite's level, a suite-wide shift, or nothing decided\n"
-    "  130  interrupted (Ctrl-C); the results of the points (ab: pairs) that finished were kept\n"
+    "  130  interrupted (Ctrl-C); the results of the points (ab: pairs) that finished were kept;\n"
+    "       tune: nothing written\n"
     "  143, 129  ab: ended by SIGTERM or SIGHUP; its run in flight ended too, no verdicts\n"
     "Google Benchmark's --benchmark_* flags are passed to it (e.g. --benchmark_out=gb.json,\n"
     "--benchmark_enable_random_interleaving=true); suites with a loop of their own (collectives,\n"
-    "inference) take --benchmark_filter, --benchmark_repetitions and --benchmark_min_time only.";
+    "inference) take --benchmark_filter, --benchmark_repetitions and --benchmark_min_time only.\n"
+    "rooftop --parse-only COMMAND ... parses and checks a command line without running it (exit 0 or 2).";
+
+constexpr std::string_view kParseOnlyFlag = "--parse-only";
+
+// Thrown once the command line is parsed and checked, before any command runs: the
+// commands' own callbacks (which own their options' values) are left as they are.
+struct ParsedOnly {};
 }  // namespace
 
 int rooftop::run_main(int argc, char** argv) {
@@ -53,7 +64,10 @@ int rooftop::run_main(int argc, char** argv) {
   const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "rooftop";
   std::string command_line = program;
   rooftop::cli::set_program_name(program);
-  for (int i = 1; i < argc; ++i) {
+  // `--parse-only` first: the command line is parsed and its options checked, nothing runs
+  // (the documentation test passes every command the docs show through it).
+  const bool parse_only = argc > 1 && std::string_view(argv[1]) == kParseOnlyFlag;
+  for (int i = parse_only ? 2 : 1; i < argc; ++i) {
     const std::string a = argv[i];
     command_line += " " + a;
     (a.rfind("--benchmark_", 0) == 0 ? benchmark_args : args).push_back(a);
@@ -79,6 +93,8 @@ int rooftop::run_main(int argc, char** argv) {
   rooftop::cli::add_tune_command(app, exit_code);
   rooftop::cli::add_perf_test_command(app, exit_code);
 
+  if (parse_only) app.parse_complete_callback([] { throw ParsedOnly{}; });
+
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the choices.
   std::vector<std::string> names;
   for (const auto* s : app.get_subcommands({})) names.push_back(s->get_name());
@@ -90,6 +106,8 @@ int rooftop::run_main(int argc, char** argv) {
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last-first
     app.parse(reversed);
+  } catch (const ParsedOnly&) {
+    return rooftop::kExitOk;
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? rooftop::kExitOk : rooftop::kExitUsage;

@@ -1,5 +1,5 @@
 #pragma once
-// Exit codes of the rooftop CLI (documented in README.md and in --help).
+// Exit codes of the rooftop CLI (documented in docs/cli.md and in --help; a test holds them together).
 namespace rooftop {
 inline constexpr int kExitOk = 0;           // everything ran and every check passed
 inline constexpr int kExitFailure = 1;      // run: a point failed or errored; gate: a regression (FAIL)

@@ -156,7 +156,7 @@ def first_points_saved(path, job, timeout=60):
     return None
 
 
-# What mpirun allows (Open MPI 4.1, README's exit-code table): a rank killed by a signal
+# What mpirun allows (Open MPI 4.1, docs/cli.md's exit codes): a rank killed by a signal
 # makes mpirun exit 128 + the signal; Ctrl-C to mpirun ends every rank and mpirun exits 1.
 # Either way the finished points were kept, marked incomplete.
 for case in ("killed rank", "ctrl-c"):
@@ -187,7 +187,7 @@ for case in ("killed rank", "ctrl-c"):
     with open(path) as f:
         kept = json.load(f)
     if job.returncode != expected:
-        problems.append(f"{case}: mpirun exit {job.returncode}, the README says {expected}; log {log[-300:]}")
+        problems.append(f"{case}: mpirun exit {job.returncode}, docs/cli.md says {expected}; log {log[-300:]}")
     if kept["complete"] or not any(r["status"] == "ok" for r in kept["results"]):
         problems.append(f"{case}: the finished points were not kept (or the file says complete)")
 
