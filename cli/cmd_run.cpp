@@ -24,6 +24,7 @@
 #include "harness/runner.hpp"
 #include "harness/tuning_cache.hpp"
 #include "harness/version.hpp"
+#include "cli/prompt_tokens.hpp"
 #include "reports/printers.hpp"
 
 namespace rooftop::cli {
@@ -69,6 +70,7 @@ struct RunFlags {
   std::int64_t seed = -1;
   double min_time = 0;
   int ranks = 1;
+  std::string prompt;  // --prompt, as given
 };
 
 // Every file the run writes, checked before anything is measured: a trace or a Google
@@ -94,6 +96,12 @@ int execute_run(RunFlags& f) {
   }
   if (f.min_time > 0) o.min_time_s = f.min_time;
   if (!f.out.empty()) o.out = f.out;
+  if (!f.prompt.empty()) {
+    o.prompt = parse_prompt_tokens(f.prompt);
+    if (o.shapes.empty())
+      throw InputError("--prompt gives the tokens of the --shape points (inference prefill and generate): name them, "
+                       "e.g. --shape MODEL:generate:1xPxG with P the prompt's length");
+  }
   o.seed = f.seed >= 0 ? static_cast<std::uint64_t>(f.seed) : std::random_device{}();
   const auto& backend = find_backend(o.backend);
   const bool lockstep = runs_in_lockstep(o);
@@ -221,6 +229,10 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                                       "(projections, attention, norms, ...): a point per stage on the roofline");
   cmd->add_option("--trace", o.trace, "inference: write the profiling pass as a Chrome trace (Perfetto, "
                                       "chrome://tracing): stages nested under layers and forwards");
+  cmd->add_option("--prompt", flags->prompt, "inference: the prompt's token ids for the prefill and generate shapes "
+                                             "(\"1,2,3\", or @FILE: ids, a JSON array, or an object with \"prompt\"); "
+                                             "the shape's prompt length must match. The greedy tokens and top logits go "
+                                             "to the results' outputs");
   cmd->add_option("--format", flags->format, "What to print on stdout")
       ->check(CLI::IsMember({"table", "json", "csv", "md"}))->capture_default_str();
   cmd->add_flag("--wide", flags->wide, "table: every column and the whole implementation text (lines may pass 120 "

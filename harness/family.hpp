@@ -31,6 +31,7 @@ struct PlanContext {
   Tier tier = Tier::quick;
   std::string backend = "cpu";
   int ranks = 1;  // lockstep families: the ranks of the run
+  std::vector<std::int32_t> prompt = {};  // a user's shapes: the prompt's token ids (RunOptions::prompt)
 };
 
 // What an instance is set up with.

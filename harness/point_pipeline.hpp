@@ -49,6 +49,9 @@ class PointPipeline {
   void finish(std::size_t i, std::vector<Sample> samples,
               std::vector<std::pair<std::string, std::vector<double>>> metrics = {});
 
+  // What the point's scenario computed (ScenarioInstance::outputs), kept in its record.
+  void keep_outputs(std::size_t i, nlohmann::ordered_json outputs) { points_[i].record.outputs = std::move(outputs); }
+
   // A record the loop made itself (a scenario's stage), kept after the point's own.
   void add(ResultRecord record);
 

@@ -92,6 +92,9 @@ class ScenarioInstance : public Instance {
     (void)recorder;
     return {};
   }
+  // One more, untimed run that returns what the scenario computed, kept in the results'
+  // "outputs" (docs/results.md); null where it computes nothing worth keeping.
+  virtual nlohmann::ordered_json outputs() { return nullptr; }
 };
 
 

@@ -126,6 +126,7 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
     for (const auto& [name, values] : r.metrics) metrics[name] = values;
     j["metrics"] = std::move(metrics);
   }
+  if (!r.outputs.is_null()) j["outputs"] = r.outputs;
   const Derived d = derive(r, ceilings);
   j["summary"] = nullptr;
   j["throughput"] = nullptr;
@@ -260,6 +261,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     r.implementation = get<std::string>(x, "implementation", origin, p);
     r.implementation_label = x.value("implementation_label", r.implementation);  // absent before schema 1.x files
     if (x.contains("generic_path") && x["generic_path"].is_string()) r.generic_path = x["generic_path"].get<std::string>();
+    if (x.contains("outputs")) r.outputs = x["outputs"];
     try {
       r.status = parse_status(get<std::string>(x, "status", origin, p));
     } catch (const InputError&) {

@@ -44,6 +44,9 @@ struct ResultRecord {
   std::vector<Sample> samples;
   // A scenario's own measures, one value a repetition (inference: ttft_s, tokens_per_s).
   std::vector<std::pair<std::string, std::vector<double>>> metrics;
+  // What a scenario computed, for comparing with another implementation (inference: the
+  // prompt's greedy tokens and the last prompt position's top logits); null: none.
+  nlohmann::ordered_json outputs;
   // Its samples' seconds per iteration, in order: what every statistic reads.
   std::vector<double> seconds() const {
     std::vector<double> s;

@@ -75,6 +75,7 @@ void run_scenario_loop(const RunOptions& o, PointPipeline& pipe) {
           it->second.push_back(value);
         }
       }
+      if (!g_interrupted.load()) pipe.keep_outputs(i, instance->outputs());
       if ((o.stages || o.trace) && !g_interrupted.load()) {
         StageRecorder recorder;
         const auto work = instance->profile(recorder);

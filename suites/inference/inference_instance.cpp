@@ -42,6 +42,11 @@ InferenceInstance::InferenceInstance(const Problem& p, std::uint64_t seed, Decod
   decoder_ = make_(weights_, shape_.batch, max_context(), -1);
   const auto& c = weights_.config;
   prompt_ = random_tokens(shape_.batch * std::max<std::int64_t>(shape_.prompt, 1), c.vocab, seed + 1);
+  given_prompt_ = p.params.contains("prompt_tokens");
+  if (given_prompt_) {  // run --prompt: every sequence of the batch gets it
+    const auto given = p.params["prompt_tokens"].get<std::vector<std::int32_t>>();
+    for (std::size_t i = 0; i < prompt_.size(); ++i) prompt_[i] = given[i % given.size()];
+  }
   next_.assign(static_cast<std::size_t>(shape_.batch), 0);
   if (shape_.scenario == Scenario::decode) decoder_->fill_cache_randomly(shape_.context, seed + 2);
   else decoder_->prepare_rows(shape_.batch * shape_.prompt);
@@ -107,6 +112,39 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
   }
   decoder_->set_recorder(nullptr);
   return work;
+}
+
+nlohmann::ordered_json InferenceInstance::outputs() {
+  if (shape_.scenario == Scenario::decode) return nullptr;
+  constexpr std::int64_t kOutputSequences = 8, kTopLogits = 16;
+  const std::int64_t kept = std::min(shape_.batch, kOutputSequences), vocab = weights_.config.vocab;
+  const std::int64_t steps = std::max<std::int64_t>(shape_.generate, 1);
+  decoder_->set_length(0);
+  decoder_->forward(prompt_, shape_.prompt, next_);
+  nlohmann::ordered_json top = nlohmann::ordered_json::array();
+  const auto& logits = decoder_->logits();
+  for (std::int64_t b = 0; b < kept; ++b) {
+    std::vector<std::int32_t> ids(static_cast<std::size_t>(vocab));
+    std::iota(ids.begin(), ids.end(), 0);
+    const float* row = logits.data() + b * vocab;
+    const auto k = std::min(kTopLogits, vocab);
+    std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), [&](std::int32_t x, std::int32_t y) {
+      return row[x] > row[y] || (row[x] == row[y] && x < y);
+    });
+    ids.resize(static_cast<std::size_t>(k));
+    std::vector<double> values;
+    for (auto id : ids) values.push_back(row[id]);
+    top.push_back({{"ids", ids}, {"logits", values}});
+  }
+  std::vector<std::vector<std::int32_t>> tokens(static_cast<std::size_t>(kept));
+  for (std::int64_t step = 0; step < steps; ++step) {
+    if (step > 0) decoder_->forward(next_, 1, next_);
+    for (std::int64_t b = 0; b < kept; ++b) tokens[static_cast<std::size_t>(b)].push_back(next_[static_cast<std::size_t>(b)]);
+  }
+  return {{"prompt", given_prompt_ ? "given (--prompt; params.prompt_tokens)" : "seeded random token ids"},
+          {"sequences", kept},
+          {"greedy_tokens", tokens},
+          {"top_logits", top}};
 }
 
 std::int64_t InferenceInstance::max_context() const { return positions_needed(shape_); }

@@ -27,6 +27,10 @@ class InferenceInstance final : public ScenarioInstance {
   void run() override { run_repetition(); }
   ScenarioRepetition run_repetition() override;
   std::vector<StageWork> profile(StageRecorder& recorder) override;
+  // prefill and generate: each sequence's greedy tokens after the prompt (the shape's output
+  // length; a prefill's one), and the top 16 logits at the prompt's last position, for up
+  // to kOutputSequences sequences. decode (a random cache): null.
+  nlohmann::ordered_json outputs() override;
 
  private:
   std::int64_t max_context() const;
@@ -40,6 +44,7 @@ class InferenceInstance final : public ScenarioInstance {
   DecoderWeights weights_;
   std::unique_ptr<Decoder> decoder_;
   std::vector<std::int32_t> prompt_, next_;
+  bool given_prompt_ = false;
 };
 
 }  // namespace rooftop::inference

@@ -182,8 +182,22 @@ std::int64_t positions_needed(const InferenceShape& s) {
   return s.scenario == Scenario::decode ? s.context + kDecodeSteps : s.prompt + s.generate;
 }
 
-Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string_view backend) {
+Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string_view backend,
+                               std::span<const std::int32_t> prompt) {
   const ModelConfig m = load_model_config(s.model);
+  if (!prompt.empty()) {
+    if (s.scenario == Scenario::decode)
+      throw InputError(fmt::format("--prompt gives a prefill or generate point its tokens; {}'s decode point starts from a "
+                                   "cache of random keys and values: use MODEL:generate:Bx{}xG", s.model, prompt.size()));
+    if (static_cast<std::int64_t>(prompt.size()) != s.prompt)
+      throw InputError(fmt::format("--prompt has {} token ids but the shape's prompt is {}: give {}:{}:{}x{}{}", prompt.size(),
+                                   s.prompt, s.model, scenario_name(s.scenario), s.batch, prompt.size(),
+                                   s.scenario == Scenario::generate ? fmt::format("x{}", s.generate) : ""));
+    for (std::size_t i = 0; i < prompt.size(); ++i)
+      if (prompt[i] >= m.vocab)
+        throw InputError(fmt::format("--prompt token {} (position {}) is not below {}'s vocab_size {}", prompt[i], i, m.name,
+                                     m.vocab));
+  }
   const std::int64_t positions = positions_needed(s);
   if (positions > m.max_positions)
     throw InputError(fmt::format(
@@ -219,6 +233,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
               {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden},
               {"weights", checkpoint_files(s.model).empty() ? "random (seeded)" : "checkpoint " + s.model}};
   if (!launch.empty()) p.params["launch"] = launch;
+  if (!prompt.empty()) p.params["prompt_tokens"] = std::vector<std::int32_t>(prompt.begin(), prompt.end());
   if (s.page) p.params["kv_cache_page"] = s.page;
   // The tokens one timed iteration yields (a prefill's prompt, a decode step's batch, a
   // generation's output): the harness's joules per token divide by it.

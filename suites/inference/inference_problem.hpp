@@ -4,6 +4,7 @@
 // by one a step) and generate (B requests, P in, G out: TTFT, inter-token latency, output
 // tokens per second). Their work (FLOPs, compulsory bytes) is here and nowhere else.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,7 +61,10 @@ std::int64_t positions_needed(const InferenceShape& shape);
 // Throws InputError when the shape does not fit the model (context beyond its positions)
 // or the model's checkpoint is unusable (validate_checkpoint), so a run refuses before
 // measuring any point.
-Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend);
+// `prompt`: the prompt's token ids (run --prompt) for a prefill or generate point whose
+// prompt length it matches, kept in params.prompt_tokens; InputError otherwise.
+Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
+                               std::span<const std::int32_t> prompt = {});
 InferenceShape shape_of(const Problem& problem);
 
 }  // namespace rooftop::inference

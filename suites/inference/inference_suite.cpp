@@ -22,7 +22,7 @@ Family make_inference_family() {
   f.shape_syntax = "MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, on a GPU then [:eager|:graph] (decode "
                    "steps from a CUDA graph unless eager) [:paged16|:paged32] (MODEL: a shipped name or config.json)";
   f.shape_points = [](std::string_view shape, Dtype dtype, const PlanContext& c) {
-    return std::vector<Problem>{make_inference_problem(parse_inference_shape(shape), dtype, c.backend)};
+    return std::vector<Problem>{make_inference_problem(parse_inference_shape(shape), dtype, c.backend, c.prompt)};
   };
   f.sweep = [](const PlanContext& c) {
     return sweep_from_shape_set(*family_named("inference"), embedded_shape_set("inference", tier_name(c.tier)),

@@ -18,3 +18,11 @@ endforeach()
 # "transformers' checkpoints: ..." compares the reference decoder's logits with theirs.
 target_compile_definitions(rooftop_unit_tests PRIVATE ROOFTOP_TEST_HF_FIXTURES="${ROOFTOP_HF_FIXTURES}"
   ROOFTOP_TEST_HF_DATA="${CMAKE_CURRENT_SOURCE_DIR}/data/hf")
+
+# Issue 37: --prompt gives transformers' prompt; the results' outputs are its greedy tokens and
+# top logits, equal to transformers' on every checkpoint of tests/data/hf.
+add_test(NAME cli.prompt_tokens_equal_transformers
+  COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/prompt_tokens_cli.py $<TARGET_FILE:rooftop>
+          ${CMAKE_CURRENT_BINARY_DIR}/prompt-tokens)
+set_tests_properties(cli.prompt_tokens_equal_transformers PROPERTIES LABELS "unit;cli"
+  ENVIRONMENT "ROOFTOP_HOME=${ROOFTOP_TEST_HOME};OMP_NUM_THREADS=1")
