@@ -23,6 +23,8 @@
 #include "harness/version.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/gate_view.hpp"
+#include "reports/low_ceilings.hpp"
+#include "reports/per_watt.hpp"
 #include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
 #include "reports/trend_svg.hpp"
@@ -238,34 +240,38 @@ std::string run_context(const RunResults& run) {
 
 // The procurement reader's first table: per device, over the workloads every machine ran,
 // the geometric mean of its speed, its speed per dollar and per watt, each against the first
-// device. Per watt uses measured board power where the run has it, else the datasheet's TDP,
-// and says which; a figure whose inputs are missing is "-", never guessed.
+// device. Per watt compares like with like (reports/per_watt.hpp); a figure whose inputs are
+// missing is "-", never guessed.
 using RateTable = std::map<std::string, std::map<std::string, double>>;  // workload -> device -> value
 data procurement_summary(const std::vector<std::string>& order, const RateTable& rate, const RateTable& watts,
                          const std::map<std::string, double>& tdp_w, const std::vector<std::string>& fingerprints,
                          const std::vector<data>& heads, const ReportOptions& options) {
   const auto& ref = fingerprints[0];
-  const auto watts_of = [&](const std::string& key, const std::string& fp) -> std::optional<std::pair<double, bool>> {
-    if (const auto w = watts.find(key); w != watts.end() && w->second.count(fp)) return std::pair{w->second.at(fp), true};
-    if (tdp_w.count(fp)) return std::pair{tdp_w.at(fp), false};
-    return std::nullopt;
+  const auto power_side = [&](std::size_t i) {
+    const auto& fp = fingerprints[i];
+    PowerSide side;
+    side.name = heads[i].get("name") ? heads[i].get("name")->string_value() : fp;
+    if (tdp_w.count(fp)) side.tdp_w = tdp_w.at(fp);
+    for (const auto& key : order) {
+      const auto& r = rate.at(key);
+      if (r.size() != fingerprints.size()) continue;  // not run on every machine
+      side.rate.push_back(r.at(fp));
+      const auto w = watts.find(key);
+      side.board_w.push_back(w != watts.end() && w->second.count(fp) ? std::optional<double>(w->second.at(fp)) : std::nullopt);
+    }
+    return side;
   };
+  const PowerSide reference = power_side(0);
   std::vector<data> rows;
   for (std::size_t i = 0; i < fingerprints.size(); ++i) {
     const auto& fp = fingerprints[i];
-    double speed = 0, per_watt = 0;
-    int n = 0, n_watt = 0, measured = 0;
+    double speed = 0;
+    int n = 0;
     for (const auto& key : order) {
       const auto& r = rate.at(key);
       if (r.size() != fingerprints.size()) continue;  // not run on every machine
       speed += std::log(r.at(fp) / r.at(ref));
       ++n;
-      const auto w = watts_of(key, fp), w_ref = watts_of(key, ref);
-      if (w && w_ref) {
-        per_watt += std::log((r.at(fp) / w->first) / (r.at(ref) / w_ref->first));
-        ++n_watt;
-        measured += w->second;
-      }
     }
     data row = heads[i];
     row.set("workloads", std::to_string(n));
@@ -274,12 +280,9 @@ data procurement_summary(const std::vector<std::string>& order, const RateTable&
     row.set("per_dollar", n && priced ? ratio_text(std::exp(speed / n) * options.price_usd.at(ref) / options.price_usd.at(fp))
                           : priced    ? "-"
                                       : "- (give both prices with --price)");
-    row.set("per_watt", n == 0        ? std::string("-")
-                        : n_watt == 0 ? std::string("- (no power measured, no TDP in the datasheet)")
-                                    : ratio_text(std::exp(per_watt / n_watt)) +
-                                          (measured == n_watt ? " (measured power)"
-                                           : measured == 0    ? " (datasheet TDP)"
-                                                              : fmt::format(" ({} of {} measured, the rest TDP)", measured, n_watt)));
+    const auto per_watt = per_watt_ratio(power_side(i), reference);
+    row.set("per_watt", per_watt);
+    if (per_watt.rfind("not comparable", 0) == 0) row.set("per_watt_refused", true);
     rows.push_back(row);
   }
   return list_of(rows);
@@ -697,6 +700,25 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     devices.push_back(dev);
   }
   view.set("devices", devices);
+  if (const auto low = low_ceilings(inputs); !low.empty()) {
+    std::vector<data> items;
+    for (const auto& c : low) {
+      data x;
+      x.set("device", c.device);
+      x.set("ceiling", c.ceiling);
+      x.set("value", c.value);
+      x.set("reached", c.reached);
+      x.set("percent", fmt::format("{:.0f}", c.percent));
+      x.set("results", fmt::format("{} result{}", c.results, c.results == 1 ? " reaches" : "s reach"));
+      x.set("command", c.command);
+      items.push_back(x);
+    }
+    data section;
+    section.set("headline", fmt::format("{} measured ceiling{} below what the results reach: their rows' % of roof is wrong",
+                                        low.size(), low.size() == 1 ? " is" : "s are"));
+    section.set("items", list_of(items));
+    view.set("low_ceilings", section);
+  }
   const data worst = worst_section(inputs);
   if (!worst.is_empty_list()) view.set("has_worst", true);
   view.set("worst", worst);

@@ -275,13 +275,13 @@ TEST_CASE("comparison view: a procurement summary over the common workloads, and
                                         {"b.json", device("gpu-b", "Small GPU", 1e-3, 350, true)}},
                                        options);
   // Twice as fast, at a third of the price, on half the TDP: x2.00, x6.00 per $, x4.00 per W.
-  CHECK(std::regex_search(html, std::regex(R"re(<table id="procurement">[\s\S]*Small GPU[\s\S]*>1</td>[\s\S]*x2\.00[\s\S]*x6\.00[\s\S]*x4\.00 \(datasheet TDP\))re")));
+  CHECK(std::regex_search(html, std::regex(R"re(<table id="procurement">[\s\S]*Small GPU[\s\S]*>1</td>[\s\S]*x2\.00[\s\S]*x6\.00[\s\S]*x4\.00 \(datasheet TDP, both\))re")));
   CHECK(html.find("The 1 workloads in common") != std::string::npos);
   // The Markdown summary says the same, its columns headed by the devices' names.
   const auto md = render_markdown_report({{"a.json", device("gpu-a", "Big GPU", 2e-3, 700, false)},
                                           {"b.json", device("gpu-b", "Small GPU", 1e-3, 350, true)}},
                                          options);
-  CHECK(md.find("| Small GPU | 1 | x2.00 | x6.00 | x4.00 (datasheet TDP) |") != std::string::npos);
+  CHECK(md.find("| Small GPU | 1 | x2.00 | x6.00 | x4.00 (datasheet TDP, both) |") != std::string::npos);
   CHECK(md.find("| suite | Big GPU | Small GPU |") != std::string::npos);
   CHECK(md.find("| workload | device | % of roof |") != std::string::npos);
   // One overlay: both devices' points (3) without ids, each device's roof in its colour.

@@ -1,0 +1,81 @@
+// What the report must say for a reader to decide from it (issue 40): a ceiling the results
+// beat is named once at the top with its fix; per watt compares like with like.
+#include <catch2/catch.hpp>
+
+#include "reports/html_report.hpp"
+#include "reports/per_watt.hpp"
+
+using namespace rooftop;
+using namespace rooftop::reports;
+
+namespace {
+bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+
+// One fp32 GEMM (2*512^3 FLOPs) taking `seconds`, on a device whose fp32 roof is `peak`.
+RunResults gemm_run(const std::string& fp, double seconds, double peak, double tdp = 0, double joules = 0) {
+  RunResults run;
+  run.meta.fingerprint = fp;
+  run.meta.backend = "cpu";
+  run.meta.device = {{"backend", "cpu"}, {"fingerprint", fp}, {"properties", {{"model_name", "Test CPU " + fp}}}};
+  run.meta.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "fma", peak}}, {{"DRAM", 1e12, 0}}, 0, {}};
+  if (tdp > 0) run.meta.datasheet = Datasheet{"sheet", "vendor", {}, tdp};
+  ResultRecord r;
+  r.problem = {"gemm", "cpu", Dtype::fp32, "m512_n512_k512", {{"m", 512}}, {2.0 * 512 * 512 * 512, 3.0 * 512 * 512 * 4}, 0};
+  r.samples = {{seconds, 10, 0, joules, joules > 0 ? 10 * seconds : 0}};
+  run.results = {r};
+  return run;
+}
+
+std::string html_of(const std::vector<ReportInput>& inputs) {
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  return render_html_report(inputs, options);
+}
+}  // namespace
+
+TEST_CASE("a ceiling below what the results reach raises one banner at the top, with the command that fixes it",
+          "[report]") {
+  // 268 MFLOP in 1 ms: 268 GFLOP/s against a roof measured at 100 GFLOP/s.
+  const auto html = html_of({{"low.json", gemm_run("cpu-low", 1e-3, 100e9)}});
+  REQUIRE(has(html, R"(id="ceiling-banner")"));
+  CHECK(has(html, "1 measured ceiling is below what the results reach"));
+  CHECK(has(html, "<strong>fp32_vector_fma</strong> measured 100.0 GFLOP/s, yet 1 result reaches up to 268.4 GFLOP/s (268% of it)"));
+  CHECK(has(html, "<code>rooftop characterize --backend cpu --merge</code>"));
+  // At the top: before every chart and table.
+  CHECK(html.find(R"(id="ceiling-banner")") < html.find("<svg"));
+  CHECK(html.find(R"(id="ceiling-banner")") < html.find("<table"));
+  // A roof the results stay under raises none.
+  CHECK_FALSE(has(html_of({{"ok.json", gemm_run("cpu-ok", 1e-3, 1e12)}}), R"(id="ceiling-banner")"));
+  // The Markdown summary says it too.
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  CHECK(has(render_markdown_report({{"low.json", gemm_run("cpu-low", 1e-3, 100e9)}}, options),
+            "run `rooftop characterize --backend cpu --merge` on that machine"));
+}
+
+TEST_CASE("per watt: like with like, never a measured board power against a datasheet TDP", "[report]") {
+  PowerSide h100{"H100", {100, 200}, {450.0, 500.0}, 700};
+  PowerSide same_run_no_energy{"H100 (copy)", {100, 200}, {std::nullopt, std::nullopt}, 700};
+  PowerSide cpu_no_tdp{"CPU", {10, 20}, {std::nullopt, std::nullopt}, std::nullopt};
+  // Both measured: the ratio of rate per measured watt.
+  PowerSide h100_faster{"H100 b", {200, 400}, {450.0, 500.0}, 700};
+  CHECK(per_watt_ratio(h100_faster, h100) == "x2.00 (measured board power, both)");
+  // Measured on one side, TDP on both: the TDPs on both sides, said so; the same run reads x1.00
+  // (the measured power against the TDP read x1.59 before).
+  CHECK(per_watt_ratio(same_run_no_energy, h100) == "x1.00 (datasheet TDP, both: measured power is on one side only)");
+  // Measured against a TDP-less side without energy: refused, naming the sides.
+  CHECK(per_watt_ratio(cpu_no_tdp, h100) == "not comparable: CPU has no power figure, H100 measured board power");
+  PowerSide tdp_only{"Small GPU", {50, 100}, {std::nullopt, std::nullopt}, 350};
+  PowerSide measured_no_tdp{"Big GPU", {100, 200}, {500.0, 500.0}, std::nullopt};
+  CHECK(per_watt_ratio(tdp_only, measured_no_tdp) ==
+        "not comparable: Small GPU has datasheet TDP only (350 W), Big GPU measured board power");
+  CHECK(per_watt_ratio(measured_no_tdp, measured_no_tdp) == "x1.00 (measured board power, both)");
+}
+
+TEST_CASE("per watt in the comparison summary: a TDP-vs-measured mix is marked not comparable", "[report]") {
+  // cpu-a: energy measured, no datasheet; cpu-b: only a TDP.
+  const auto html = html_of({{"a.json", gemm_run("cpu-a", 2e-3, 1e12, 0, 5.0)}, {"b.json", gemm_run("cpu-b", 1e-3, 1e12, 350)}});
+  CHECK(has(html, R"(class="num refused" data-label="per W">not comparable: Test CPU cpu-b has datasheet TDP only (350 W), )"
+                  R"(Test CPU cpu-a measured board power)"));
+  CHECK_FALSE(has(html, "(measured power)"));
+}
