@@ -167,7 +167,9 @@ std::string draw_chart(const std::string& svg_class, const std::vector<RoofSet>&
   for (const auto& p : points) {
     const int shape = shapes.at(p.suite);
     const std::string id = p.id.empty() ? "" : fmt::format(R"( id="{}")", svg_escape(p.id));
-    svg += fmt::format(R"(<g class="point"{} data-suite="{}" data-dtype="{}">{}><title>{}</title></{}></g>)", id, svg_escape(p.suite),
+    const std::string& row = p.row.empty() ? p.id : p.row;
+    svg += fmt::format(R"(<g class="point"{} data-row="{}" data-suite="{}" data-dtype="{}">{}><title>{}</title></{}></g>)", id,
+                       svg_escape(row), svg_escape(p.suite),
                        svg_escape(p.dtype),
                        marker(shape, x.to_pixel(p.intensity), y.to_pixel(p.flops_per_s),
                               p.colour.empty() ? dtype_colour(p.dtype) : p.colour),
@@ -218,6 +220,7 @@ std::string overlay_roofline_svg(const std::vector<OverlayDevice>& devices) {
     for (const auto& p : d.points) {
       if (std::find(dtypes.begin(), dtypes.end(), p.dtype) == dtypes.end()) dtypes.push_back(p.dtype);
       ChartPoint q = p;
+      q.row = p.id;
       q.id.clear();  // the per-device charts own the ids
       q.suite = d.name;
       q.colour = colour;
