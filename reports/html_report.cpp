@@ -24,6 +24,7 @@
 #include "reports/diagnosis.hpp"
 #include "reports/gate_view.hpp"
 #include "reports/low_ceilings.hpp"
+#include "reports/machine_text.hpp"
 #include "reports/per_watt.hpp"
 #include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
@@ -330,6 +331,7 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
       if (in.run.meta.fingerprint == fp) {
         h.set("name", device_display_name(in.run.meta.device));
         h.set("context", run_context(in.run));
+        h.set("machine", machine_text(in.run.meta.device));
         break;
       }
     h.set("price", options.price_usd.count(fp) ? fmt::format("${:.0f}", options.price_usd.at(fp)) : "price not given");
@@ -565,7 +567,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   for (const auto& fp : fingerprints) {
     const Ceilings* ceilings = nullptr;
     const Datasheet* datasheet = nullptr;
-    std::string name, display_name, source;
+    std::string name, display_name, source, machine;
+    std::set<int> ranks;  // collectives: the ranks their results ran on
     std::vector<ChartPoint> points;
     std::vector<BandwidthPoint> bandwidth;  // collectives: bus bandwidth vs size, not a roofline
     int unplaced = 0;
@@ -577,6 +580,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       name = device_name(run);
       display_name = device_display_name(run.meta.device);
       source = run.meta.ceilings_source;
+      machine = machine_text(run.meta.device);
       const Ceilings* run_ceilings = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
       const double top_clock = top_clock_mhz(run);
       for (std::size_t k = 0; k < run.results.size(); ++k) {
@@ -588,6 +592,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         if (measured && collective && r["throughput"].contains("bus_bytes_per_s")) {
           const auto& t = r["throughput"];
           const auto& p = r["params"];
+          ranks.insert(p["ranks"].get<int>());
           bandwidth.push_back({id,
                                fmt::format("{} {} {}", p["collective"].get<std::string>(), r["dtype"].get<std::string>(),
                                            p["in_place"].get<bool>() ? "in place" : "oop"),
@@ -660,7 +665,12 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     dev.set("name", name);
     dev.set("fingerprint", fp);
     // A device that ran only collectives has no roofline: its heading and chart say so.
-    dev.set("heading", points.empty() && !bandwidth.empty() ? "Collectives: " + name : "Roofline: " + name);
+    std::string rank_text;
+    for (const int n : ranks) rank_text += (rank_text.empty() ? "" : ", ") + std::to_string(n);
+    dev.set("heading", points.empty() && !bandwidth.empty()
+                           ? fmt::format("Collectives: {} ({} rank{})", name, rank_text, ranks.size() == 1 && *ranks.begin() == 1 ? "" : "s")
+                           : "Roofline: " + name);
+    dev.set("machine", machine);
     if (!points.empty() || bandwidth.empty()) dev.set("ceilings_source", source);
     if (!points.empty() || bandwidth.empty()) dev.set("svg", roofline_svg(ceilings, datasheet, points));
     if (!points.empty())
@@ -672,7 +682,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     for (const auto* c : {ceilings, datasheet ? &datasheet->ceilings : nullptr}) {
       if (!c) continue;
       const std::string kind = c == ceilings ? "measured" : "datasheet";
+      const bool flops_charted = !points.empty() || bandwidth.empty();  // a collectives-only device has no FLOP chart
       for (const auto& k : c->compute) {
+        if (!flops_charted) break;
         data x;
         x.set("kind", kind);
         x.set("name", k.name + " (" + k.unit + ")");

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "reports/html_report.hpp"
+#include "reports/machine_text.hpp"
 #include "reports/per_watt.hpp"
 
 using namespace rooftop;
@@ -78,4 +79,22 @@ TEST_CASE("per watt in the comparison summary: a TDP-vs-measured mix is marked n
   CHECK(has(html, R"(class="num refused" data-label="per W">not comparable: Test CPU cpu-b has datasheet TDP only (350 W), )"
                   R"(Test CPU cpu-a measured board power)"));
   CHECK_FALSE(has(html, "(measured power)"));
+}
+
+TEST_CASE("the machine measured, from the fields the results carry: a CPU's cores and memory, a GPU's board and power limit",
+          "[report]") {
+  const nlohmann::ordered_json cpu = {{"backend", "cpu"},
+                                      {"properties",
+                                       {{"model_name", "AMD EPYC"}, {"sockets", 1}, {"physical_cores", 8}, {"logical_cpus", 16},
+                                        {"threads_used", 8}, {"memory_bytes", 32.0 * (1 << 30)}, {"onednn_isa", "avx2"}}}};
+  CHECK(machine_text(cpu) == "8 cores / 16 threads (8 used), 1 socket, 32.0 GiB memory, avx2");
+  const nlohmann::ordered_json gpu = {{"name", "NVIDIA H100 80GB HBM3"}, {"multiprocessors", 132},
+                                      {"memory_bytes", 85017493504.0}, {"power_limit_w", 700.0},
+                                      {"max_sm_clock_mhz", 1980.0}, {"compute_capability", "9.0"}};
+  CHECK(machine_text(gpu) == "132 SMs, 79.2 GiB memory, 700 W power limit, SM clock up to 1980 MHz, compute 9.0");
+  CHECK(machine_text(nlohmann::ordered_json()) == "");
+  // On the page, under the device's heading.
+  auto run = gemm_run("cpu-m", 1e-3, 1e12);
+  run.meta.device = cpu;
+  CHECK(has(html_of({{"m.json", run}}), R"(<div class="meta machine">measured on: 8 cores / 16 threads (8 used), 1 socket)"));
 }
