@@ -130,10 +130,17 @@ std::string metric(const ResultRecord& r, const char* name, double scale) {
   return "-";
 }
 
+constexpr const char* kStageColours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+                                        "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d37295", "#a0cbe8"};
+// A stage's colour, the same in every bar and in the legend: by the order stages first appear.
+const char* stage_colour(std::vector<std::string>& seen, const std::string& stage) {
+  auto it = std::find(seen.begin(), seen.end(), stage);
+  if (it == seen.end()) it = seen.insert(seen.end(), stage);
+  return kStageColours[static_cast<std::size_t>(it - seen.begin()) % std::size(kStageColours)];
+}
+
 // A stacked bar of a scenario's stages (their share of the summed stage time).
-std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages) {
-  static const char* kColours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-                                   "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d37295", "#a0cbe8"};
+std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages, std::vector<std::string>& seen) {
   double total = 0;
   for (const auto& [name, seconds] : stages) total += seconds;
   std::string svg = R"(<svg class="stages" viewBox="0 0 400 18" xmlns="http://www.w3.org/2000/svg">)";
@@ -141,7 +148,7 @@ std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages)
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const double w = total > 0 ? 400 * stages[i].second / total : 0;
     svg += fmt::format(R"(<rect x="{:.1f}" y="0" width="{:.1f}" height="18" fill="{}"><title>{}: {:.3g} ms ({:.0f}%)</title></rect>)",
-                       x, w, kColours[i % std::size(kColours)], svg_escape(stages[i].first), stages[i].second * 1e3,
+                       x, w, stage_colour(seen, stages[i].first), svg_escape(stages[i].first), stages[i].second * 1e3,
                        total > 0 ? 100 * stages[i].second / total : 0);
     x += w;
   }
@@ -150,7 +157,7 @@ std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages)
 
 // End-to-end inference: per scenario point its latencies and throughput, its place on
 // the roofline, and (with --stages) where its time goes.
-std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
+std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std::vector<std::string>& stage_names) {
   std::vector<data> rows;
   for (const auto& in : inputs) {
     const Ceilings* c = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
@@ -179,7 +186,7 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
       for (const auto& s : in.run.results)
         if (s.problem.params.is_object() && s.problem.params.value("of", std::string()) == r.problem.name() && !s.samples.empty())
           stages.emplace_back(s.problem.params["stage"].get<std::string>(), derive(s, c).summary->median);
-      if (!stages.empty()) row.set("stages", stage_bar(stages));
+      if (!stages.empty()) row.set("stages", stage_bar(stages, stage_names));
       rows.push_back(row);
     }
   }
@@ -734,9 +741,19 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   const data worst = worst_section(inputs);
   if (!worst.is_empty_list()) view.set("has_worst", true);
   view.set("worst", worst);
-  if (auto inference = inference_section(inputs); !inference.empty()) {
+  std::vector<std::string> stage_names;
+  if (auto inference = inference_section(inputs, stage_names); !inference.empty()) {
     data section;
     section.set("rows", list_of(inference));
+    std::vector<data> legend;
+    for (const auto& name : stage_names) {
+      data entry;
+      entry.set("name", name);
+      entry.set("colour", std::string(stage_colour(stage_names, name)));
+      legend.push_back(entry);
+    }
+    if (!legend.empty()) section.set("has_stages", true);
+    section.set("stage_legend", list_of(legend));
     view.set("inference", section);
   }
   put(view, "rows", list_of(std::move(rows)));

@@ -327,7 +327,7 @@ TEST_CASE("comparison view: collectives compare their bus bandwidth, never a rat
   CHECK_FALSE(std::regex_search(html, std::regex("[^0-9.]0 (G)?FLOP/s")));  // no point of 0 FLOP/s on a roofline
 }
 
-TEST_CASE("the inference section: latencies from the metrics, a bar of the stages", "[report]") {
+TEST_CASE("the inference section: latencies from the metrics, a bar of the stages with its legend", "[report]") {
   RunResults run;
   run.meta.fingerprint = "cpu-test";
   run.meta.ceilings = Ceilings{{{"bf16_matrix", "bf16", "fma", 300e9}}, {{"DRAM", 20e9, 0}}, 1e-6, {}};
@@ -351,6 +351,10 @@ TEST_CASE("the inference section: latencies from the metrics, a bar of the stage
   CHECK(html.find("<td class=\"num\">333</td>") != std::string::npos);
   CHECK(html.find("<svg class=\"stages\"") != std::string::npos);
   CHECK(html.find("<title>qkv: 3 ms (50%)</title>") != std::string::npos);
+  // A legend names each stage's colour, the same colour as in the bar.
+  CHECK(html.find(R"(id="stage-legend">The stages bar, left to right: <span><i style="background:#4e79a7"></i>qkv</span> )"
+                  R"(<span><i style="background:#f28e2b"></i>attention</span>)") != std::string::npos);
+  CHECK(html.find(R"(fill="#f28e2b"><title>attention)") != std::string::npos);
   const auto md = render_markdown_report({{"r.json", run}}, options);
   CHECK(md.find("| `tiny_decode_b1_c128` | bf16 | decode | - | 3 | - | 333 |") != std::string::npos);
 }

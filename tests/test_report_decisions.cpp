@@ -2,6 +2,7 @@
 // beat is named once at the top with its fix; per watt compares like with like.
 #include <catch2/catch.hpp>
 
+#include "reports/diagnosis.hpp"
 #include "reports/html_report.hpp"
 #include "reports/machine_text.hpp"
 #include "reports/per_watt.hpp"
@@ -97,4 +98,20 @@ TEST_CASE("the machine measured, from the fields the results carry: a CPU's core
   auto run = gemm_run("cpu-m", 1e-3, 1e12);
   run.meta.device = cpu;
   CHECK(has(html_of({{"m.json", run}}), R"(<div class="meta machine">measured on: 8 cores / 16 threads (8 used), 1 socket)"));
+}
+
+TEST_CASE("a stage without FLOPs (an embedding) is read by its bandwidth, never told to run characterize", "[report]") {
+  Ceilings c{{{"bf16_matrix", "bf16", "mma", 800e12}}, {{"L2", 5e12, 50e6}, {"HBM", 3e12, 0}}, 1e-6, {}};
+  auto stage = [](double bytes, double bytes_per_s) {
+    return nlohmann::ordered_json{{"status", "ok"}, {"dtype", "bf16"}, {"roofline", nullptr},
+                                  {"work", {{"flops", 0.0}, {"bytes", bytes}, {"arithmetic_intensity", 0.0}}},
+                                  {"throughput", {{"flops_per_s", 0.0}, {"bytes_per_s", bytes_per_s}}}};
+  };
+  const auto big = diagnose(stage(6e9, 2.4e12), &c);  // 6 GB from HBM at 80% of it
+  CHECK(big.finding == "no FLOPs (a gather or copy): 80% of the HBM bandwidth");
+  CHECK_THAT(big.next_step, Catch::Contains("near the bandwidth"));
+  const auto small = diagnose(stage(12288, 2.5e9), &c);  // 12 KB: a few dispatches' worth
+  CHECK_THAT(small.finding, Catch::StartsWith("no FLOPs, latency-bound"));
+  for (const auto& d : {big, small, diagnose(stage(1e6, 1e9), nullptr)})
+    CHECK_THAT(d.finding + d.next_step, !Catch::Contains("characterize"));
 }
