@@ -22,6 +22,7 @@
 #include "harness/statistics.hpp"
 #include "harness/version.hpp"
 #include "reports/diagnosis.hpp"
+#include "reports/gate_strip.hpp"
 #include "reports/gate_view.hpp"
 #include "reports/low_ceilings.hpp"
 #include "reports/machine_text.hpp"
@@ -434,22 +435,7 @@ data gate_section(const GateReport& g) {
   auto order = gate_rows_by_urgency(g);
   const std::size_t all_rows = order.size();
   if (order.size() > kMaxSectionRows) order.resize(kMaxSectionRows);
-  // The shared scale: every sample as a change against its baseline's median, in percent,
-  // wide enough for each row's tau; beyond +-100% a sample sits at the edge.
-  const auto relative = [](const Comparison& c, double s) { return 100.0 * (s / median(c.baseline_samples) - 1.0); };
-  double lo = 0, hi = 0;
-  for (const auto* c : order) {
-    if (!c->compared()) continue;
-    hi = std::max(hi, 100.0 * c->tau);
-    lo = std::min(lo, -100.0 * c->tau);
-    for (const auto* side : {&c->baseline_samples, &c->current_samples})
-      for (double s : *side) {
-        lo = std::min(lo, std::max(-100.0, relative(*c, s)));
-        hi = std::max(hi, std::min(100.0, relative(*c, s)));
-      }
-  }
-  const double span = hi > lo ? hi - lo : 1;
-  const auto x_of = [&](double pct) { return 5 + 150 * (std::clamp(pct, lo, hi) - lo) / span; };
+  const auto scale = strip_scale(order);  // one percent scale for every row, robust to a wild sample
   std::vector<data> gate_rows;
   for (const auto* cp : order) {
     const auto& c = *cp;
@@ -466,20 +452,7 @@ data gate_section(const GateReport& g) {
     row.set("reason", c.reason);
     row.set("name_md", md_cell(c.name));
     row.set("reason_md", md_cell(c.reason));
-    std::string strip = R"(<svg class="strip" viewBox="0 0 160 24" xmlns="http://www.w3.org/2000/svg">)";
-    if (c.compared()) {
-      strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="0" y2="24" class="zero"/>)", x_of(0));
-      strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="0" y2="24" class="tau"><title>+{1:.0f}%: tau</title></line>)",
-                           x_of(100 * c.tau), 100 * c.tau);
-      const char* current = c.verdict == Verdict::fail ? "cur fail" : c.unresolved_above_tau() ? "cur above" : "cur";
-      for (double s : c.baseline_samples)
-        strip += fmt::format(R"(<circle cx="{:.1f}" cy="7" r="2.5" class="base"/>)", x_of(relative(c, s)));
-      for (double s : c.current_samples)
-        strip += fmt::format(R"(<circle cx="{:.1f}" cy="17" r="2.5" class="{}"/>)", x_of(relative(c, s)), current);
-      strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="12" y2="22" class="median"/>)",
-                           x_of(relative(c, median(c.current_samples))));
-    }
-    row.set("strip", strip + "</svg>");
+    row.set("strip", gate_strip_svg(c, scale));
     if (c.verdict != Verdict::pass) row.set("notable", true);
     gate_rows.push_back(row);
   }
@@ -490,7 +463,7 @@ data gate_section(const GateReport& g) {
                                   above ? fmt::format(" ({} above tau)", above) : std::string(), g.count(Verdict::pass),
                                   g.count(Verdict::added), g.count(Verdict::missing)));
   gate.set("baseline", g.baseline_origin);
-  gate.set("scale", fmt::format("{:+.0f}% to {:+.0f}% of each baseline's median", lo, hi));
+  gate.set("scale", scale.text() + "; an arrow: samples beyond it");
   gate.set("rows", list_of(gate_rows));
   if (all_rows > order.size())
     gate.set("left_out", fmt::format("The {} most urgent of {} verdicts are shown; `rooftop gate --json` lists every one.",

@@ -2,7 +2,10 @@
 // beat is named once at the top with its fix; per watt compares like with like.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include "reports/diagnosis.hpp"
+#include "reports/gate_strip.hpp"
 #include "reports/html_report.hpp"
 #include "reports/machine_text.hpp"
 #include "reports/per_watt.hpp"
@@ -114,4 +117,35 @@ TEST_CASE("a stage without FLOPs (an embedding) is read by its bandwidth, never 
   CHECK_THAT(small.finding, Catch::StartsWith("no FLOPs, latency-bound"));
   for (const auto& d : {big, small, diagnose(stage(1e6, 1e9), nullptr)})
     CHECK_THAT(d.finding + d.next_step, !Catch::Contains("characterize"));
+}
+
+TEST_CASE("the gate's shared strip scale is robust: one wild sample neither stretches it nor vanishes", "[report][gate]") {
+  // 50 benchmarks of ten quiet samples a side (+-0.5%), one at +20%, one whose run holds a
+  // single -95% sample (a timer glitch).
+  std::vector<Comparison> rows;
+  for (int k = 0; k < 50; ++k) {
+    Comparison c;
+    c.name = fmt::format("b{}", k);
+    c.tau = 0.03;
+    c.baseline_count = c.current_count = 10;
+    const double change = k == 0 ? 0.20 : 0.0;
+    c.change = change;
+    c.change_low = change - 0.005;
+    c.change_high = change + 0.005;
+    for (int i = 0; i < 10; ++i) {
+      c.baseline_samples.push_back(1.0 + 0.001 * (i - 5));
+      c.current_samples.push_back((1.0 + change) * (1.0 + 0.001 * (i - 5)));
+    }
+    if (k == 1) c.current_samples[0] = 0.05;
+    rows.push_back(c);
+  }
+  std::vector<const Comparison*> order;
+  for (const auto& c : rows) order.push_back(&c);
+  const auto scale = strip_scale(order);
+  CHECK(scale.low > -10);   // not stretched to -95%
+  CHECK(scale.high > 20);   // every row's median and interval inside
+  CHECK(scale.high < 30);
+  const auto wild = gate_strip_svg(rows[1], scale);
+  CHECK_THAT(wild, Catch::Contains("1 sample beyond the scale, down to -95.0%"));
+  CHECK_THAT(gate_strip_svg(rows[0], scale), !Catch::Contains("beyond"));
 }
