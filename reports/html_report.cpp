@@ -506,19 +506,34 @@ data trend_section(const RunResults& run, const std::vector<HistorySeries>& hist
     const bool recent = std::any_of(cps.begin(), cps.end(), [&](const ChangePoint& c) { return c.index + kRecent >= s.points.size(); });
     trends.push_back({recent ? 0 : cps.empty() ? 2 : 1, &s, std::move(cps)});
   }
+  // What changed lately, counted over every series: the reader's first question.
+  int slowdowns = 0, speedups = 0;
+  for (const auto& t : trends)
+    for (const auto& c : t.change_points)
+      if (c.index + kRecent >= t.series->points.size()) ++(c.change > 0 ? slowdowns : speedups);
   std::stable_sort(trends.begin(), trends.end(), [](const Trend& a, const Trend& b) { return a.rank < b.rank; });
   data section;
   if (trends.empty()) return section;
   std::vector<data> charts;
+  // One y scale for every chart, so that their heights compare.
+  TrendScale scale;
+  for (std::size_t i = 0; i < std::min(trends.size(), kMaxCharts); ++i) {
+    const auto r = trend_range(*trends[i].series, trends[i].change_points);
+    scale.low = std::min(scale.low, r.low);
+    scale.high = std::max(scale.high, r.high);
+  }
   for (std::size_t i = 0; i < std::min(trends.size(), kMaxCharts); ++i) {
     data c;
     c.set("name", trends[i].series->benchmark);
     c.set("nights", std::to_string(trends[i].series->points.size()));
-    c.set("svg", trend_svg(*trends[i].series, trends[i].change_points));
+    c.set("svg", trend_svg(*trends[i].series, trends[i].change_points, scale));
     if (trends[i].rank == 0) c.set("recent", true);
     charts.push_back(c);
   }
   section.set("charts", list_of(charts));
+  section.set("headline", fmt::format("{} new slowdown{}, {} new speed-up{} in the last {} nights", slowdowns,
+                                      slowdowns == 1 ? "" : "s", speedups, speedups == 1 ? "" : "s", kRecent));
+  if (slowdowns) section.set("slowdowns", true);
   section.set("summary", fmt::format("{} of {} benchmarks with a series{}", charts.size(), trends.size(),
                                      trends.size() > charts.size() ? ": those with recent change points first" : ""));
   return section;

@@ -417,7 +417,7 @@ TEST_CASE("the gate view: a banner with gate's exit code, FAILs first, strips on
   CHECK(big.find("1 FAIL, 0 IMPROVED, 0 UNRESOLVED, 600 PASS") != std::string::npos);  // the counts cover all
 }
 
-TEST_CASE("trend charts from the history: the first run's series, change points marked, recent ones first", "[report]") {
+TEST_CASE("trend charts from the history: the first run's series, change points marked, recent ones first, one scale", "[report]") {
   RunResults run;
   run.meta.fingerprint = "cpu-test";
   run.meta.tier = "quick";
@@ -444,6 +444,15 @@ TEST_CASE("trend charts from the history: the first run's series, change points 
   CHECK(html.find("+20.0%") != std::string::npos);
   // The series with the recent step comes first.
   CHECK(html.find("trend-chart recent") < html.find("m32_n32_k32 <span"));
+  // It leads with what changed lately, above the rooflines; one y scale for both charts (their
+  // +-tick labels alike).
+  CHECK(html.find("<strong>1 new slowdown, 0 new speed-ups in the last 3 nights</strong>") != std::string::npos);
+  CHECK(html.find("Trends in the nightly history") < html.find("<h2>Roofline:"));
+  std::vector<std::string> ticks;
+  const std::regex tick(R"re(<svg class="trend"[^>]*>.*?text-anchor="end" dominant-baseline="middle">([-+0-9]+%)</text>)re");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), tick); it != std::sregex_iterator(); ++it) ticks.push_back((*it)[1]);
+  REQUIRE(ticks.size() == 2);
+  CHECK(ticks[0] == ticks[1]);
   options.history.clear();
   CHECK(render_html_report({{"r.json", run}}, options).find("Trends in the nightly history") == std::string::npos);
 }
