@@ -135,7 +135,7 @@ std::string draw_chart(const std::string& svg_class, const std::vector<RoofSet>&
                          cls, memory_style, x.to_pixel(x.low), y.to_pixel(b.bytes_per_s * x.low), x.to_pixel(x_end),
                          y.to_pixel(b.bytes_per_s * x_end), svg_escape(set.device), svg_escape(b.level), si(b.bytes_per_s, "B/s"));
       if (set.memory_labels)
-        svg += fmt::format(R"(<text class="label" x="{:.1f}" y="{:.1f}">{} {}</text>)", x.to_pixel(x.low) + 4,
+        svg += fmt::format(R"(<text class="label memory-label" x="{:.1f}" y="{:.1f}">{} {}</text>)", x.to_pixel(x.low) + 4,
                            y.to_pixel(b.bytes_per_s * x.low) - 4, svg_escape(b.level), si(b.bytes_per_s, "B/s"));
       svg += "\n";
     }

@@ -1,7 +1,8 @@
 // The decisions of issue 40 in headless Chromium: a low ceiling's banner at the top, a gate
 // with UNRESOLVED-above-tau rows amber (never green) with those rows first, per watt never a
 // measured power against a TDP, one filter for the whole page (the chart follows it), a row
-// click that brings its point into view. Screenshots at 1920, 1366 and 390 px.
+// click that brings its point into view; at 390 px results as cards, legible chart text, a
+// tapped point described under its chart. Screenshots at 1920, 1366 and 390 px.
 //
 // usage: node decisions_test.js SPEC.json   (decisions.py writes it)
 "use strict";
@@ -90,6 +91,21 @@ run(async (browser, problems) => {
   await last.click();
   const box = await page.locator(".roofline .point.hl").first().evaluate((p) => { const b = p.getBoundingClientRect(); return [b.top, b.bottom]; });
   if (!(box[0] >= 0 && box[1] <= 768)) problems.push(`filter: the clicked row's point is at ${box[0]}-${box[1]} px, off the screen`);
+
+  // A phone: the results are cards (no table scrolling inside itself), the chart's text is
+  // legible, and a tapped point says what it is under the chart.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const [inner, outer] = await page.locator("#results").evaluate((t) => [t.scrollWidth, t.clientWidth]);
+  if (inner > outer + 1) problems.push(`390 px: the results scroll inside themselves (${inner} px in ${outer})`);
+  const tick = await page.locator(".roofline .tick").first().evaluate((t) => t.getBoundingClientRect().height);
+  if (tick < 8) problems.push(`390 px: the roofline's tick labels are ${tick.toFixed(1)} px high`);
+  const point = page.locator(".roofline .point").first();
+  await point.scrollIntoViewIfNeeded();
+  await point.dispatchEvent("click");
+  const info = await text(page, ".point-info");
+  if (!info.includes("|")) problems.push(`390 px: a tapped point left the line under its chart '${info}'`);
+  await page.locator("#results").evaluate((e) => e.scrollIntoView({ block: "start" }));
+  await page.screenshot({ path: path.join(spec.shots, "results-cards-390.png") });
   await page.close();
   console.log("decisions: checked; screenshots in " + spec.shots);
 });
