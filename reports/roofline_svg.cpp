@@ -179,7 +179,7 @@ std::string draw_chart(const std::string& svg_class, const std::vector<RoofSet>&
   for (const auto& e : legend) {
     svg += e.shape < 0 ? fmt::format(R"(<rect x="{}" y="{:.1f}" width="10" height="10" fill="{}"/>)", kLeft + 8, ly, e.colour)
                        : marker(e.shape, kLeft + 13, ly + 5, e.colour) + "/>";
-    svg += fmt::format(R"(<text class="label" x="{}" y="{:.1f}">{}</text>)", kLeft + 24, ly + 9, svg_escape(e.text)) + "\n";
+    svg += fmt::format(R"(<text class="label legend-label" x="{}" y="{:.1f}">{}</text>)", kLeft + 24, ly + 9, svg_escape(e.text)) + "\n";
     ly += 16;
   }
   svg += "</svg>";
