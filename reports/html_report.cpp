@@ -27,6 +27,7 @@
 #include "reports/low_ceilings.hpp"
 #include "reports/machine_text.hpp"
 #include "reports/per_watt.hpp"
+#include "reports/ratio_text.hpp"
 #include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
 #include "reports/trend_svg.hpp"
@@ -35,8 +36,6 @@
 namespace rooftop::reports {
 namespace {
 
-// "x1.14"; small ratios keep two significant digits ("x0.0021", not "x0.00").
-std::string ratio_text(double r) { return r >= 0.1 ? fmt::format("x{:.2f}", r) : fmt::format("x{:.2g}", r); }
 
 namespace fs = std::filesystem;
 
@@ -346,6 +345,7 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
     heads.push_back(h);
   }
   std::map<std::string, std::map<std::string, std::vector<double>>> log_ratios;  // suite -> device -> log ratios
+  std::map<std::string, std::map<std::string, int>> throttled_in;  // suite -> device -> its ratios with a throttled side
   for (const auto& key : order) {
     data row;
     row.set("workload", key);
@@ -363,8 +363,10 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
         if (base != first.end()) {
           cell.set("ratio", ratio_text(it->second / base->second));
           // The geomeans cover the workloads every machine ran, so that they compare alike.
-          if (rate[key].size() == fingerprints.size())
+          if (rate[key].size() == fingerprints.size()) {
             log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
+            if (throttled[key].count(fp) || throttled[key].count(fingerprints[0])) ++throttled_in[key.substr(0, key.find('/'))][fp];
+          }
         }
         if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
         if (throttled[key].count(fp)) cell.set("throttled", throttled[key][fp]);
@@ -395,8 +397,10 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
       else {
         double s = 0;
         for (double x : it->second) s += x;
+        const int hot = throttled_in[suite][fp];
         cell.set("value", ratio_text(std::exp(s / it->second.size())) +
-                              fmt::format(" over the {} workloads all machines ran", it->second.size()));
+                              fmt::format(" over the {} workloads all machines ran{}", it->second.size(),
+                                          hot ? fmt::format(" ({} with a throttled side)", hot) : std::string()));
       }
       cells.push_back(cell);
     }

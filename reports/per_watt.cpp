@@ -1,13 +1,11 @@
 #include "reports/per_watt.hpp"
+#include "reports/ratio_text.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
 namespace rooftop::reports {
-namespace {
-std::string ratio_text(double r) { return r >= 0.1 ? fmt::format("x{:.2f}", r) : fmt::format("x{:.2g}", r); }
-}  // namespace
 
 std::string per_watt_ratio(const PowerSide& device, const PowerSide& reference) {
   const std::size_t n = device.rate.size();

@@ -188,9 +188,6 @@ std::string draw_chart(const std::string& svg_class, const std::vector<RoofSet>&
 }  // namespace
 
 std::string roofline_svg(const Ceilings* measured, const Datasheet* datasheet, const std::vector<ChartPoint>& points) {
-  std::vector<RoofSet> sets;
-  if (measured) sets.push_back({measured, false, "", "", "", {}, false, true, true});
-  if (datasheet) sets.push_back({&datasheet->ceilings, true, "datasheet ", "", "", {}, false, false, false});
   // Colour by dtype (as its roof), marker by suite; the legend says both.
   std::map<std::string, int> shapes;
   std::map<std::string, bool> dtypes;
@@ -198,6 +195,13 @@ std::string roofline_svg(const Ceilings* measured, const Datasheet* datasheet, c
     if (!shapes.count(p.suite)) shapes.emplace(p.suite, static_cast<int>(shapes.size()));
     dtypes[p.dtype] = true;
   }
+  // Only the compute roofs of the dtypes the results ran in (all of them on a chart without
+  // points): twelve roofs over four dtypes hid the points; the ceilings' table lists every one.
+  std::vector<std::string> ran;
+  for (const auto& [dtype, unused] : dtypes) ran.push_back(dtype);
+  std::vector<RoofSet> sets;
+  if (measured) sets.push_back({measured, false, "", "", "", ran, false, true, true});
+  if (datasheet) sets.push_back({&datasheet->ceilings, true, "datasheet ", "", "", ran, false, false, false});
   std::vector<LegendEntry> legend;
   for (const auto& [dtype, unused] : dtypes) legend.push_back({-1, dtype_colour(dtype), dtype});
   for (const auto& [suite, shape] : shapes) legend.push_back({shape, "#555", suite});

@@ -248,6 +248,8 @@ TEST_CASE("comparison view: each device's run context, throttled results counted
   CHECK(html.find("median SM clock 1395 of 1980 MHz") != std::string::npos);
   // And its cell in the comparison.
   CHECK(html.find(R"(title="median SM clock 1395 of 1980 MHz: below 95% of the maximum">throttled</span>)") != std::string::npos);
+  // The geomean says how many of its ratios had a throttled side (the reference's is not).
+  CHECK(html.find("x1.00 over the 2 workloads all machines ran (1 with a throttled side)") != std::string::npos);
 }
 
 TEST_CASE("comparison view: a procurement summary over the common workloads, and every device on one roofline", "[report]") {

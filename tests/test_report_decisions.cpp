@@ -9,6 +9,7 @@
 #include "reports/html_report.hpp"
 #include "reports/machine_text.hpp"
 #include "reports/per_watt.hpp"
+#include "reports/ratio_text.hpp"
 
 using namespace rooftop;
 using namespace rooftop::reports;
@@ -148,4 +149,11 @@ TEST_CASE("the gate's shared strip scale is robust: one wild sample neither stre
   const auto wild = gate_strip_svg(rows[1], scale);
   CHECK_THAT(wild, Catch::Contains("1 sample beyond the scale, down to -95.0%"));
   CHECK_THAT(gate_strip_svg(rows[0], scale), !Catch::Contains("beyond"));
+}
+
+TEST_CASE("a ratio far below one says how many times slower", "[report]") {
+  CHECK(ratio_text(1.1449) == "x1.14");
+  CHECK(ratio_text(0.1) == "x0.10");
+  CHECK(ratio_text(0.0078125) == "128x slower");
+  CHECK(ratio_text(0.05) == "20.0x slower");
 }

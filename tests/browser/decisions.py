@@ -14,15 +14,18 @@
 - filter: typing a workload's name narrows the roofline's points, not just the results table;
   a row click brings its point into view.
 
-usage: decisions.py ROOFTOP RESULTS_DIR OUT_DIR   (exit 4: no Chromium, SKIP)
+usage: decisions.py ROOFTOP RESULTS_DIR OUT_DIR [--keep DIR]   (exit 4: no Chromium, SKIP)
+  --keep DIR copies the screenshots there (docs/screenshots in the repository).
 """
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 rooftop, results_dir, out = sys.argv[1:4]
+keep = sys.argv[sys.argv.index("--keep") + 1] if "--keep" in sys.argv else None
 here = os.path.dirname(os.path.abspath(__file__))
 os.makedirs(out, exist_ok=True)
 problems = []
@@ -88,6 +91,10 @@ if node.returncode == 4:
     sys.exit(4)
 if node.returncode != 0:
     problems.append("browser checks failed")
+if keep and not problems:
+    os.makedirs(keep, exist_ok=True)
+    for png in sorted(os.listdir(spec["shots"])):
+        shutil.copy(os.path.join(spec["shots"], png), os.path.join(keep, png))
 if problems:
     print("\n".join(problems))
     sys.exit(1)
