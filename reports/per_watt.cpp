@@ -41,7 +41,7 @@ std::string per_watt_ratio(const PowerSide& device, const PowerSide& reference) 
   };
   const std::string a = basis(device), b = basis(reference);
   if (a == "no power figure" && b == "no power figure") return "- (no power measured, no TDP in the datasheet)";
-  return fmt::format("not comparable: {} has {}, {} {}", device.name, a, reference.name, b);
+  return fmt::format("not comparable: {} has {}, {} has {}", device.name, a, reference.name, b);
 }
 
 }  // namespace rooftop::reports

@@ -70,11 +70,11 @@ TEST_CASE("per watt: like with like, never a measured board power against a data
   // (the measured power against the TDP read x1.59 before).
   CHECK(per_watt_ratio(same_run_no_energy, h100) == "x1.00 (datasheet TDP, both: measured power is on one side only)");
   // Measured against a TDP-less side without energy: refused, naming the sides.
-  CHECK(per_watt_ratio(cpu_no_tdp, h100) == "not comparable: CPU has no power figure, H100 measured board power");
+  CHECK(per_watt_ratio(cpu_no_tdp, h100) == "not comparable: CPU has no power figure, H100 has measured board power");
   PowerSide tdp_only{"Small GPU", {50, 100}, {std::nullopt, std::nullopt}, 350};
   PowerSide measured_no_tdp{"Big GPU", {100, 200}, {500.0, 500.0}, std::nullopt};
   CHECK(per_watt_ratio(tdp_only, measured_no_tdp) ==
-        "not comparable: Small GPU has datasheet TDP only (350 W), Big GPU measured board power");
+        "not comparable: Small GPU has datasheet TDP only (350 W), Big GPU has measured board power");
   CHECK(per_watt_ratio(measured_no_tdp, measured_no_tdp) == "x1.00 (measured board power, both)");
 }
 
@@ -82,7 +82,7 @@ TEST_CASE("per watt in the comparison summary: a TDP-vs-measured mix is marked n
   // cpu-a: energy measured, no datasheet; cpu-b: only a TDP.
   const auto html = html_of({{"a.json", gemm_run("cpu-a", 2e-3, 1e12, 0, 5.0)}, {"b.json", gemm_run("cpu-b", 1e-3, 1e12, 350)}});
   CHECK(has(html, R"(class="num refused" data-label="per W">not comparable: Test CPU cpu-b has datasheet TDP only (350 W), )"
-                  R"(Test CPU cpu-a measured board power)"));
+                  R"(Test CPU cpu-a has measured board power)"));
   CHECK_FALSE(has(html, "(measured power)"));
 }
 
