@@ -11,7 +11,7 @@ const path = require("path");
 const { run, watch } = require("./chromium");
 
 const spec = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-const widths = [[1920, 1080], [1366, 768], [390, 844]];
+const widths = [[1920, 760], [1366, 768], [390, 844]];
 
 run(async (browser, problems) => {
   const open = async (name, html) => {

@@ -28,7 +28,7 @@ run(async (browser, problems) => {
       const got = (await first.count()) ? (await first.textContent()).trim() : "(none)";
       if (!got.startsWith(text)) says(`'${selector}' reads '${got.slice(0, 80)}', expected it to start '${text}'`);
     }
-    for (const [width, height] of [[1920, 1080], [1366, 768], [390, 844]]) {
+    for (const [width, height] of [[1920, 760], [1366, 768], [390, 844]]) {
       await page.setViewportSize({ width, height });
       const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
       if (scroll > inner + 1) says(`at ${width} px the page scrolls sideways (${scroll} px wide)`);
