@@ -52,7 +52,7 @@ std::string bandwidth_svg(const std::vector<BandwidthPoint>& points) {
     for (const auto* p : ps) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", x.to_pixel(p->size_bytes), y.to_pixel(p->bus_bytes_per_s));
     svg += fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="1.5"/>)", path, colour) + "\n";
     for (const auto* p : ps)
-      svg += fmt::format(R"(<g class="point" id="{}" data-suite="collectives"><circle cx="{:.1f}" cy="{:.1f}" r="4" fill="{}"><title>{}</title></circle></g>)",
+      svg += fmt::format(R"(<g class="point" id="{0}" data-row="{0}" data-suite="collectives"><circle cx="{1:.1f}" cy="{2:.1f}" r="4" fill="{3}"><title>{4}</title></circle></g>)",
                          svg_escape(p->id), x.to_pixel(p->size_bytes), y.to_pixel(p->bus_bytes_per_s), colour, svg_escape(p->tooltip)) + "\n";
     svg += fmt::format(R"(<rect x="{}" y="{:.1f}" width="10" height="10" fill="{}"/><text class="label" x="{}" y="{:.1f}">{}</text>)",
                        kWidth - kRight + 8, ly + 30, colour, kWidth - kRight + 24, ly + 39, svg_escape(name)) + "\n";

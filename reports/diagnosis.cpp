@@ -4,6 +4,8 @@
 
 #include <optional>
 
+#include "harness/roofline.hpp"
+
 namespace rooftop::reports {
 namespace {
 // Below this share of the roof, the code (not the machine) is the limit; from the second,
@@ -64,6 +66,23 @@ Diagnosis diagnose_collective(const nlohmann::ordered_json& t, double size_bytes
                                         "NCCL's algorithm and protocol (NCCL_ALGO, NCCL_PROTO)"
                                       : "some way below the link: more channels (NCCL_MIN_NCHANNELS) or larger messages"};
 }
+// Work without arithmetic (an embedding's gather, a copy): no place on a FLOP roofline, and
+// no ceiling is missing: it is held against the memory level its bytes come from.
+Diagnosis no_flops(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
+  const double bytes_per_s = r["throughput"].is_object() ? r["throughput"].value("bytes_per_s", 0.0) : 0.0;
+  const auto* level = ceilings ? bandwidth_ceiling_for(*ceilings, r["work"]["bytes"].get<double>()) : nullptr;
+  if (!level || !(bytes_per_s > 0))
+    return {"no FLOPs (a gather or copy): off the FLOP roofline, read by its bandwidth", "fewer bytes moved, or fused into its neighbour"};
+  const double pct = 100 * bytes_per_s / level->bytes_per_s;
+  // As the roofline judges latency: its ideal time at the bandwidth under a few dispatches.
+  if (ceilings->dispatch_latency_s > 0 &&
+      r["work"]["bytes"].get<double>() / level->bytes_per_s < kLatencyBoundFactor * ceilings->dispatch_latency_s)
+    return {fmt::format("no FLOPs, latency-bound: too small to fill the device ({:.0f}% of the {} bandwidth)", pct, level->level),
+            "fuse it into its neighbour, or more tokens a step"};
+  return {fmt::format("no FLOPs (a gather or copy): {:.0f}% of the {} bandwidth", pct, level->level),
+          pct >= kNearRoof ? "near the bandwidth: only fewer bytes help (fuse it into its neighbour)"
+                           : "below the bandwidth: larger, contiguous reads, or fuse it into its neighbour"};
+}
 }  // namespace
 
 Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
@@ -72,6 +91,9 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   if (r.contains("throughput") && r["throughput"].is_object() && r["throughput"].contains("percent_of_link"))
     return diagnose_collective(r["throughput"], r["params"].value("size_bytes", 0.0));
   const auto& roof = r["roofline"];
+  const auto& work = r.contains("work") ? r["work"] : r;
+  if (!roof.is_object() && work.is_object() && work.value("flops", -1.0) == 0 && work.value("bytes", 0.0) > 0)
+    return no_flops(r, ceilings);
   if (!roof.is_object())
     return {"no ceiling for this dtype on this device: plotted without a roof",
             "run `rooftop characterize` on this machine so the result can be placed"};

@@ -22,7 +22,12 @@
 #include "harness/statistics.hpp"
 #include "harness/version.hpp"
 #include "reports/diagnosis.hpp"
+#include "reports/gate_strip.hpp"
 #include "reports/gate_view.hpp"
+#include "reports/low_ceilings.hpp"
+#include "reports/machine_text.hpp"
+#include "reports/per_watt.hpp"
+#include "reports/ratio_text.hpp"
 #include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
 #include "reports/trend_svg.hpp"
@@ -31,8 +36,6 @@
 namespace rooftop::reports {
 namespace {
 
-// "x1.14"; small ratios keep two significant digits ("x0.0021", not "x0.00").
-std::string ratio_text(double r) { return r >= 0.1 ? fmt::format("x{:.2f}", r) : fmt::format("x{:.2g}", r); }
 
 namespace fs = std::filesystem;
 
@@ -127,10 +130,17 @@ std::string metric(const ResultRecord& r, const char* name, double scale) {
   return "-";
 }
 
+constexpr const char* kStageColours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+                                        "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d37295", "#a0cbe8"};
+// A stage's colour, the same in every bar and in the legend: by the order stages first appear.
+const char* stage_colour(std::vector<std::string>& seen, const std::string& stage) {
+  auto it = std::find(seen.begin(), seen.end(), stage);
+  if (it == seen.end()) it = seen.insert(seen.end(), stage);
+  return kStageColours[static_cast<std::size_t>(it - seen.begin()) % std::size(kStageColours)];
+}
+
 // A stacked bar of a scenario's stages (their share of the summed stage time).
-std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages) {
-  static const char* kColours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-                                   "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d37295", "#a0cbe8"};
+std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages, std::vector<std::string>& seen) {
   double total = 0;
   for (const auto& [name, seconds] : stages) total += seconds;
   std::string svg = R"(<svg class="stages" viewBox="0 0 400 18" xmlns="http://www.w3.org/2000/svg">)";
@@ -138,7 +148,7 @@ std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages)
   for (std::size_t i = 0; i < stages.size(); ++i) {
     const double w = total > 0 ? 400 * stages[i].second / total : 0;
     svg += fmt::format(R"(<rect x="{:.1f}" y="0" width="{:.1f}" height="18" fill="{}"><title>{}: {:.3g} ms ({:.0f}%)</title></rect>)",
-                       x, w, kColours[i % std::size(kColours)], svg_escape(stages[i].first), stages[i].second * 1e3,
+                       x, w, stage_colour(seen, stages[i].first), svg_escape(stages[i].first), stages[i].second * 1e3,
                        total > 0 ? 100 * stages[i].second / total : 0);
     x += w;
   }
@@ -147,7 +157,7 @@ std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages)
 
 // End-to-end inference: per scenario point its latencies and throughput, its place on
 // the roofline, and (with --stages) where its time goes.
-std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
+std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std::vector<std::string>& stage_names) {
   std::vector<data> rows;
   for (const auto& in : inputs) {
     const Ceilings* c = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
@@ -176,7 +186,7 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs) {
       for (const auto& s : in.run.results)
         if (s.problem.params.is_object() && s.problem.params.value("of", std::string()) == r.problem.name() && !s.samples.empty())
           stages.emplace_back(s.problem.params["stage"].get<std::string>(), derive(s, c).summary->median);
-      if (!stages.empty()) row.set("stages", stage_bar(stages));
+      if (!stages.empty()) row.set("stages", stage_bar(stages, stage_names));
       rows.push_back(row);
     }
   }
@@ -238,34 +248,38 @@ std::string run_context(const RunResults& run) {
 
 // The procurement reader's first table: per device, over the workloads every machine ran,
 // the geometric mean of its speed, its speed per dollar and per watt, each against the first
-// device. Per watt uses measured board power where the run has it, else the datasheet's TDP,
-// and says which; a figure whose inputs are missing is "-", never guessed.
+// device. Per watt compares like with like (reports/per_watt.hpp); a figure whose inputs are
+// missing is "-", never guessed.
 using RateTable = std::map<std::string, std::map<std::string, double>>;  // workload -> device -> value
 data procurement_summary(const std::vector<std::string>& order, const RateTable& rate, const RateTable& watts,
                          const std::map<std::string, double>& tdp_w, const std::vector<std::string>& fingerprints,
                          const std::vector<data>& heads, const ReportOptions& options) {
   const auto& ref = fingerprints[0];
-  const auto watts_of = [&](const std::string& key, const std::string& fp) -> std::optional<std::pair<double, bool>> {
-    if (const auto w = watts.find(key); w != watts.end() && w->second.count(fp)) return std::pair{w->second.at(fp), true};
-    if (tdp_w.count(fp)) return std::pair{tdp_w.at(fp), false};
-    return std::nullopt;
+  const auto power_side = [&](std::size_t i) {
+    const auto& fp = fingerprints[i];
+    PowerSide side;
+    side.name = heads[i].get("name") ? heads[i].get("name")->string_value() : fp;
+    if (tdp_w.count(fp)) side.tdp_w = tdp_w.at(fp);
+    for (const auto& key : order) {
+      const auto& r = rate.at(key);
+      if (r.size() != fingerprints.size()) continue;  // not run on every machine
+      side.rate.push_back(r.at(fp));
+      const auto w = watts.find(key);
+      side.board_w.push_back(w != watts.end() && w->second.count(fp) ? std::optional<double>(w->second.at(fp)) : std::nullopt);
+    }
+    return side;
   };
+  const PowerSide reference = power_side(0);
   std::vector<data> rows;
   for (std::size_t i = 0; i < fingerprints.size(); ++i) {
     const auto& fp = fingerprints[i];
-    double speed = 0, per_watt = 0;
-    int n = 0, n_watt = 0, measured = 0;
+    double speed = 0;
+    int n = 0;
     for (const auto& key : order) {
       const auto& r = rate.at(key);
       if (r.size() != fingerprints.size()) continue;  // not run on every machine
       speed += std::log(r.at(fp) / r.at(ref));
       ++n;
-      const auto w = watts_of(key, fp), w_ref = watts_of(key, ref);
-      if (w && w_ref) {
-        per_watt += std::log((r.at(fp) / w->first) / (r.at(ref) / w_ref->first));
-        ++n_watt;
-        measured += w->second;
-      }
     }
     data row = heads[i];
     row.set("workloads", std::to_string(n));
@@ -274,12 +288,9 @@ data procurement_summary(const std::vector<std::string>& order, const RateTable&
     row.set("per_dollar", n && priced ? ratio_text(std::exp(speed / n) * options.price_usd.at(ref) / options.price_usd.at(fp))
                           : priced    ? "-"
                                       : "- (give both prices with --price)");
-    row.set("per_watt", n == 0        ? std::string("-")
-                        : n_watt == 0 ? std::string("- (no power measured, no TDP in the datasheet)")
-                                    : ratio_text(std::exp(per_watt / n_watt)) +
-                                          (measured == n_watt ? " (measured power)"
-                                           : measured == 0    ? " (datasheet TDP)"
-                                                              : fmt::format(" ({} of {} measured, the rest TDP)", measured, n_watt)));
+    const auto per_watt = per_watt_ratio(power_side(i), reference);
+    row.set("per_watt", per_watt);
+    if (per_watt.rfind("not comparable", 0) == 0) row.set("per_watt_refused", true);
     rows.push_back(row);
   }
   return list_of(rows);
@@ -327,12 +338,14 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
       if (in.run.meta.fingerprint == fp) {
         h.set("name", device_display_name(in.run.meta.device));
         h.set("context", run_context(in.run));
+        h.set("machine", machine_text(in.run.meta.device));
         break;
       }
     h.set("price", options.price_usd.count(fp) ? fmt::format("${:.0f}", options.price_usd.at(fp)) : "price not given");
     heads.push_back(h);
   }
   std::map<std::string, std::map<std::string, std::vector<double>>> log_ratios;  // suite -> device -> log ratios
+  std::map<std::string, std::map<std::string, int>> throttled_in;  // suite -> device -> its ratios with a throttled side
   for (const auto& key : order) {
     data row;
     row.set("workload", key);
@@ -350,8 +363,10 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
         if (base != first.end()) {
           cell.set("ratio", ratio_text(it->second / base->second));
           // The geomeans cover the workloads every machine ran, so that they compare alike.
-          if (rate[key].size() == fingerprints.size())
+          if (rate[key].size() == fingerprints.size()) {
             log_ratios[key.substr(0, key.find('/'))][fp].push_back(std::log(it->second / base->second));
+            if (throttled[key].count(fp) || throttled[key].count(fingerprints[0])) ++throttled_in[key.substr(0, key.find('/'))][fp];
+          }
         }
         if (roof[key].count(fp)) cell.set("roof", fmt::format("{:.0f}% of own roof", roof[key][fp]));
         if (throttled[key].count(fp)) cell.set("throttled", throttled[key][fp]);
@@ -382,8 +397,10 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
       else {
         double s = 0;
         for (double x : it->second) s += x;
+        const int hot = throttled_in[suite][fp];
         cell.set("value", ratio_text(std::exp(s / it->second.size())) +
-                              fmt::format(" over the {} workloads all machines ran", it->second.size()));
+                              fmt::format(" over the {} workloads all machines ran{}", it->second.size(),
+                                          hot ? fmt::format(" ({} with a throttled side)", hot) : std::string()));
       }
       cells.push_back(cell);
     }
@@ -422,22 +439,7 @@ data gate_section(const GateReport& g) {
   auto order = gate_rows_by_urgency(g);
   const std::size_t all_rows = order.size();
   if (order.size() > kMaxSectionRows) order.resize(kMaxSectionRows);
-  // The shared scale: every sample as a change against its baseline's median, in percent,
-  // wide enough for each row's tau; beyond +-100% a sample sits at the edge.
-  const auto relative = [](const Comparison& c, double s) { return 100.0 * (s / median(c.baseline_samples) - 1.0); };
-  double lo = 0, hi = 0;
-  for (const auto* c : order) {
-    if (!c->compared()) continue;
-    hi = std::max(hi, 100.0 * c->tau);
-    lo = std::min(lo, -100.0 * c->tau);
-    for (const auto* side : {&c->baseline_samples, &c->current_samples})
-      for (double s : *side) {
-        lo = std::min(lo, std::max(-100.0, relative(*c, s)));
-        hi = std::max(hi, std::min(100.0, relative(*c, s)));
-      }
-  }
-  const double span = hi > lo ? hi - lo : 1;
-  const auto x_of = [&](double pct) { return 5 + 150 * (std::clamp(pct, lo, hi) - lo) / span; };
+  const auto scale = strip_scale(order);  // one percent scale for every row, robust to a wild sample
   std::vector<data> gate_rows;
   for (const auto* cp : order) {
     const auto& c = *cp;
@@ -454,20 +456,7 @@ data gate_section(const GateReport& g) {
     row.set("reason", c.reason);
     row.set("name_md", md_cell(c.name));
     row.set("reason_md", md_cell(c.reason));
-    std::string strip = R"(<svg class="strip" viewBox="0 0 160 24" xmlns="http://www.w3.org/2000/svg">)";
-    if (c.compared()) {
-      strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="0" y2="24" class="zero"/>)", x_of(0));
-      strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="0" y2="24" class="tau"><title>+{1:.0f}%: tau</title></line>)",
-                           x_of(100 * c.tau), 100 * c.tau);
-      const char* current = c.verdict == Verdict::fail ? "cur fail" : c.unresolved_above_tau() ? "cur above" : "cur";
-      for (double s : c.baseline_samples)
-        strip += fmt::format(R"(<circle cx="{:.1f}" cy="7" r="2.5" class="base"/>)", x_of(relative(c, s)));
-      for (double s : c.current_samples)
-        strip += fmt::format(R"(<circle cx="{:.1f}" cy="17" r="2.5" class="{}"/>)", x_of(relative(c, s)), current);
-      strip += fmt::format(R"(<line x1="{0:.1f}" x2="{0:.1f}" y1="12" y2="22" class="median"/>)",
-                           x_of(relative(c, median(c.current_samples))));
-    }
-    row.set("strip", strip + "</svg>");
+    row.set("strip", gate_strip_svg(c, scale));
     if (c.verdict != Verdict::pass) row.set("notable", true);
     gate_rows.push_back(row);
   }
@@ -478,7 +467,7 @@ data gate_section(const GateReport& g) {
                                   above ? fmt::format(" ({} above tau)", above) : std::string(), g.count(Verdict::pass),
                                   g.count(Verdict::added), g.count(Verdict::missing)));
   gate.set("baseline", g.baseline_origin);
-  gate.set("scale", fmt::format("{:+.0f}% to {:+.0f}% of each baseline's median", lo, hi));
+  gate.set("scale", scale.text() + "; an arrow: samples beyond it");
   gate.set("rows", list_of(gate_rows));
   if (all_rows > order.size())
     gate.set("left_out", fmt::format("The {} most urgent of {} verdicts are shown; `rooftop gate --json` lists every one.",
@@ -521,19 +510,34 @@ data trend_section(const RunResults& run, const std::vector<HistorySeries>& hist
     const bool recent = std::any_of(cps.begin(), cps.end(), [&](const ChangePoint& c) { return c.index + kRecent >= s.points.size(); });
     trends.push_back({recent ? 0 : cps.empty() ? 2 : 1, &s, std::move(cps)});
   }
+  // What changed lately, counted over every series: the reader's first question.
+  int slowdowns = 0, speedups = 0;
+  for (const auto& t : trends)
+    for (const auto& c : t.change_points)
+      if (c.index + kRecent >= t.series->points.size()) ++(c.change > 0 ? slowdowns : speedups);
   std::stable_sort(trends.begin(), trends.end(), [](const Trend& a, const Trend& b) { return a.rank < b.rank; });
   data section;
   if (trends.empty()) return section;
   std::vector<data> charts;
+  // One y scale for every chart, so that their heights compare.
+  TrendScale scale;
+  for (std::size_t i = 0; i < std::min(trends.size(), kMaxCharts); ++i) {
+    const auto r = trend_range(*trends[i].series, trends[i].change_points);
+    scale.low = std::min(scale.low, r.low);
+    scale.high = std::max(scale.high, r.high);
+  }
   for (std::size_t i = 0; i < std::min(trends.size(), kMaxCharts); ++i) {
     data c;
     c.set("name", trends[i].series->benchmark);
     c.set("nights", std::to_string(trends[i].series->points.size()));
-    c.set("svg", trend_svg(*trends[i].series, trends[i].change_points));
+    c.set("svg", trend_svg(*trends[i].series, trends[i].change_points, scale));
     if (trends[i].rank == 0) c.set("recent", true);
     charts.push_back(c);
   }
   section.set("charts", list_of(charts));
+  section.set("headline", fmt::format("{} new slowdown{}, {} new speed-up{} in the last {} nights", slowdowns,
+                                      slowdowns == 1 ? "" : "s", speedups, speedups == 1 ? "" : "s", kRecent));
+  if (slowdowns) section.set("slowdowns", true);
   section.set("summary", fmt::format("{} of {} benchmarks with a series{}", charts.size(), trends.size(),
                                      trends.size() > charts.size() ? ": those with recent change points first" : ""));
   return section;
@@ -562,7 +566,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   for (const auto& fp : fingerprints) {
     const Ceilings* ceilings = nullptr;
     const Datasheet* datasheet = nullptr;
-    std::string name, display_name, source;
+    std::string name, display_name, source, machine;
+    std::set<int> ranks;  // collectives: the ranks their results ran on
     std::vector<ChartPoint> points;
     std::vector<BandwidthPoint> bandwidth;  // collectives: bus bandwidth vs size, not a roofline
     int unplaced = 0;
@@ -574,6 +579,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       name = device_name(run);
       display_name = device_display_name(run.meta.device);
       source = run.meta.ceilings_source;
+      machine = machine_text(run.meta.device);
       const Ceilings* run_ceilings = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
       const double top_clock = top_clock_mhz(run);
       for (std::size_t k = 0; k < run.results.size(); ++k) {
@@ -585,6 +591,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
         if (measured && collective && r["throughput"].contains("bus_bytes_per_s")) {
           const auto& t = r["throughput"];
           const auto& p = r["params"];
+          ranks.insert(p["ranks"].get<int>());
           bandwidth.push_back({id,
                                fmt::format("{} {} {}", p["collective"].get<std::string>(), r["dtype"].get<std::string>(),
                                            p["in_place"].get<bool>() ? "in place" : "oop"),
@@ -657,7 +664,12 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     dev.set("name", name);
     dev.set("fingerprint", fp);
     // A device that ran only collectives has no roofline: its heading and chart say so.
-    dev.set("heading", points.empty() && !bandwidth.empty() ? "Collectives: " + name : "Roofline: " + name);
+    std::string rank_text;
+    for (const int n : ranks) rank_text += (rank_text.empty() ? "" : ", ") + std::to_string(n);
+    dev.set("heading", points.empty() && !bandwidth.empty()
+                           ? fmt::format("Collectives: {} ({} rank{})", name, rank_text, ranks.size() == 1 && *ranks.begin() == 1 ? "" : "s")
+                           : "Roofline: " + name);
+    dev.set("machine", machine);
     if (!points.empty() || bandwidth.empty()) dev.set("ceilings_source", source);
     if (!points.empty() || bandwidth.empty()) dev.set("svg", roofline_svg(ceilings, datasheet, points));
     if (!points.empty())
@@ -669,7 +681,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     for (const auto* c : {ceilings, datasheet ? &datasheet->ceilings : nullptr}) {
       if (!c) continue;
       const std::string kind = c == ceilings ? "measured" : "datasheet";
+      const bool flops_charted = !points.empty() || bandwidth.empty();  // a collectives-only device has no FLOP chart
       for (const auto& k : c->compute) {
+        if (!flops_charted) break;
         data x;
         x.set("kind", kind);
         x.set("name", k.name + " (" + k.unit + ")");
@@ -697,12 +711,41 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     devices.push_back(dev);
   }
   view.set("devices", devices);
+  if (const auto low = low_ceilings(inputs); !low.empty()) {
+    std::vector<data> items;
+    for (const auto& c : low) {
+      data x;
+      x.set("device", c.device);
+      x.set("ceiling", c.ceiling);
+      x.set("value", c.value);
+      x.set("reached", c.reached);
+      x.set("percent", fmt::format("{:.0f}", c.percent));
+      x.set("results", fmt::format("{} result{}", c.results, c.results == 1 ? " reaches" : "s reach"));
+      x.set("command", c.command);
+      items.push_back(x);
+    }
+    data section;
+    section.set("headline", fmt::format("{} measured ceiling{} below what the results reach: their rows' % of roof is wrong",
+                                        low.size(), low.size() == 1 ? " is" : "s are"));
+    section.set("items", list_of(items));
+    view.set("low_ceilings", section);
+  }
   const data worst = worst_section(inputs);
   if (!worst.is_empty_list()) view.set("has_worst", true);
   view.set("worst", worst);
-  if (auto inference = inference_section(inputs); !inference.empty()) {
+  std::vector<std::string> stage_names;
+  if (auto inference = inference_section(inputs, stage_names); !inference.empty()) {
     data section;
     section.set("rows", list_of(inference));
+    std::vector<data> legend;
+    for (const auto& name : stage_names) {
+      data entry;
+      entry.set("name", name);
+      entry.set("colour", std::string(stage_colour(stage_names, name)));
+      legend.push_back(entry);
+    }
+    if (!legend.empty()) section.set("has_stages", true);
+    section.set("stage_legend", list_of(legend));
     view.set("inference", section);
   }
   put(view, "rows", list_of(std::move(rows)));

@@ -135,7 +135,7 @@ std::string draw_chart(const std::string& svg_class, const std::vector<RoofSet>&
                          cls, memory_style, x.to_pixel(x.low), y.to_pixel(b.bytes_per_s * x.low), x.to_pixel(x_end),
                          y.to_pixel(b.bytes_per_s * x_end), svg_escape(set.device), svg_escape(b.level), si(b.bytes_per_s, "B/s"));
       if (set.memory_labels)
-        svg += fmt::format(R"(<text class="label" x="{:.1f}" y="{:.1f}">{} {}</text>)", x.to_pixel(x.low) + 4,
+        svg += fmt::format(R"(<text class="label memory-label" x="{:.1f}" y="{:.1f}">{} {}</text>)", x.to_pixel(x.low) + 4,
                            y.to_pixel(b.bytes_per_s * x.low) - 4, svg_escape(b.level), si(b.bytes_per_s, "B/s"));
       svg += "\n";
     }
@@ -167,7 +167,9 @@ std::string draw_chart(const std::string& svg_class, const std::vector<RoofSet>&
   for (const auto& p : points) {
     const int shape = shapes.at(p.suite);
     const std::string id = p.id.empty() ? "" : fmt::format(R"( id="{}")", svg_escape(p.id));
-    svg += fmt::format(R"(<g class="point"{} data-suite="{}" data-dtype="{}">{}><title>{}</title></{}></g>)", id, svg_escape(p.suite),
+    const std::string& row = p.row.empty() ? p.id : p.row;
+    svg += fmt::format(R"(<g class="point"{} data-row="{}" data-suite="{}" data-dtype="{}">{}><title>{}</title></{}></g>)", id,
+                       svg_escape(row), svg_escape(p.suite),
                        svg_escape(p.dtype),
                        marker(shape, x.to_pixel(p.intensity), y.to_pixel(p.flops_per_s),
                               p.colour.empty() ? dtype_colour(p.dtype) : p.colour),
@@ -177,7 +179,7 @@ std::string draw_chart(const std::string& svg_class, const std::vector<RoofSet>&
   for (const auto& e : legend) {
     svg += e.shape < 0 ? fmt::format(R"(<rect x="{}" y="{:.1f}" width="10" height="10" fill="{}"/>)", kLeft + 8, ly, e.colour)
                        : marker(e.shape, kLeft + 13, ly + 5, e.colour) + "/>";
-    svg += fmt::format(R"(<text class="label" x="{}" y="{:.1f}">{}</text>)", kLeft + 24, ly + 9, svg_escape(e.text)) + "\n";
+    svg += fmt::format(R"(<text class="label legend-label" x="{}" y="{:.1f}">{}</text>)", kLeft + 24, ly + 9, svg_escape(e.text)) + "\n";
     ly += 16;
   }
   svg += "</svg>";
@@ -186,9 +188,6 @@ std::string draw_chart(const std::string& svg_class, const std::vector<RoofSet>&
 }  // namespace
 
 std::string roofline_svg(const Ceilings* measured, const Datasheet* datasheet, const std::vector<ChartPoint>& points) {
-  std::vector<RoofSet> sets;
-  if (measured) sets.push_back({measured, false, "", "", "", {}, false, true, true});
-  if (datasheet) sets.push_back({&datasheet->ceilings, true, "datasheet ", "", "", {}, false, false, false});
   // Colour by dtype (as its roof), marker by suite; the legend says both.
   std::map<std::string, int> shapes;
   std::map<std::string, bool> dtypes;
@@ -196,6 +195,13 @@ std::string roofline_svg(const Ceilings* measured, const Datasheet* datasheet, c
     if (!shapes.count(p.suite)) shapes.emplace(p.suite, static_cast<int>(shapes.size()));
     dtypes[p.dtype] = true;
   }
+  // Only the compute roofs of the dtypes the results ran in (all of them on a chart without
+  // points): twelve roofs over four dtypes hid the points; the ceilings' table lists every one.
+  std::vector<std::string> ran;
+  for (const auto& [dtype, unused] : dtypes) ran.push_back(dtype);
+  std::vector<RoofSet> sets;
+  if (measured) sets.push_back({measured, false, "", "", "", ran, false, true, true});
+  if (datasheet) sets.push_back({&datasheet->ceilings, true, "datasheet ", "", "", ran, false, false, false});
   std::vector<LegendEntry> legend;
   for (const auto& [dtype, unused] : dtypes) legend.push_back({-1, dtype_colour(dtype), dtype});
   for (const auto& [suite, shape] : shapes) legend.push_back({shape, "#555", suite});
@@ -218,6 +224,7 @@ std::string overlay_roofline_svg(const std::vector<OverlayDevice>& devices) {
     for (const auto& p : d.points) {
       if (std::find(dtypes.begin(), dtypes.end(), p.dtype) == dtypes.end()) dtypes.push_back(p.dtype);
       ChartPoint q = p;
+      q.row = p.id;
       q.id.clear();  // the per-device charts own the ids
       q.suite = d.name;
       q.colour = colour;

@@ -14,6 +14,7 @@ struct ChartPoint {
   double intensity = 0, flops_per_s = 0;
   std::string suite, dtype, tooltip;
   std::string colour = {};  // empty: its dtype's colour
+  std::string row = {};     // the results row it stands for (data-row, for the page's filter); empty: its id
 };
 
 struct RidgePoint {

@@ -10,6 +10,15 @@
 
 namespace rooftop::reports {
 
-std::string trend_svg(const HistorySeries& series, const std::vector<ChangePoint>& change_points);
+// The percent range a chart needs: its segments' levels and its nights between the 10th and
+// 90th percentiles (a single wild night is not a reason to flatten the rest).
+struct TrendScale {
+  double low = -2, high = 2;  // percent against the series' median
+};
+TrendScale trend_range(const HistorySeries& series, const std::vector<ChangePoint>& change_points);
+
+// Drawn on `scale`, one shared by every chart of the page so that their heights compare; a
+// night beyond it sits at the edge as an open circle, its value in the tooltip.
+std::string trend_svg(const HistorySeries& series, const std::vector<ChangePoint>& change_points, const TrendScale& scale);
 
 }  // namespace rooftop::reports

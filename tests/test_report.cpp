@@ -248,6 +248,8 @@ TEST_CASE("comparison view: each device's run context, throttled results counted
   CHECK(html.find("median SM clock 1395 of 1980 MHz") != std::string::npos);
   // And its cell in the comparison.
   CHECK(html.find(R"(title="median SM clock 1395 of 1980 MHz: below 95% of the maximum">throttled</span>)") != std::string::npos);
+  // The geomean says how many of its ratios had a throttled side (the reference's is not).
+  CHECK(html.find("x1.00 over the 2 workloads all machines ran (1 with a throttled side)") != std::string::npos);
 }
 
 TEST_CASE("comparison view: a procurement summary over the common workloads, and every device on one roofline", "[report]") {
@@ -275,13 +277,13 @@ TEST_CASE("comparison view: a procurement summary over the common workloads, and
                                         {"b.json", device("gpu-b", "Small GPU", 1e-3, 350, true)}},
                                        options);
   // Twice as fast, at a third of the price, on half the TDP: x2.00, x6.00 per $, x4.00 per W.
-  CHECK(std::regex_search(html, std::regex(R"re(<table id="procurement">[\s\S]*Small GPU[\s\S]*>1</td>[\s\S]*x2\.00[\s\S]*x6\.00[\s\S]*x4\.00 \(datasheet TDP\))re")));
+  CHECK(std::regex_search(html, std::regex(R"re(<table id="procurement">[\s\S]*Small GPU[\s\S]*>1</td>[\s\S]*x2\.00[\s\S]*x6\.00[\s\S]*x4\.00 \(datasheet TDP, both\))re")));
   CHECK(html.find("The 1 workloads in common") != std::string::npos);
   // The Markdown summary says the same, its columns headed by the devices' names.
   const auto md = render_markdown_report({{"a.json", device("gpu-a", "Big GPU", 2e-3, 700, false)},
                                           {"b.json", device("gpu-b", "Small GPU", 1e-3, 350, true)}},
                                          options);
-  CHECK(md.find("| Small GPU | 1 | x2.00 | x6.00 | x4.00 (datasheet TDP) |") != std::string::npos);
+  CHECK(md.find("| Small GPU | 1 | x2.00 | x6.00 | x4.00 (datasheet TDP, both) |") != std::string::npos);
   CHECK(md.find("| suite | Big GPU | Small GPU |") != std::string::npos);
   CHECK(md.find("| workload | device | % of roof |") != std::string::npos);
   // One overlay: both devices' points (3) without ids, each device's roof in its colour.
@@ -327,7 +329,7 @@ TEST_CASE("comparison view: collectives compare their bus bandwidth, never a rat
   CHECK_FALSE(std::regex_search(html, std::regex("[^0-9.]0 (G)?FLOP/s")));  // no point of 0 FLOP/s on a roofline
 }
 
-TEST_CASE("the inference section: latencies from the metrics, a bar of the stages", "[report]") {
+TEST_CASE("the inference section: latencies from the metrics, a bar of the stages with its legend", "[report]") {
   RunResults run;
   run.meta.fingerprint = "cpu-test";
   run.meta.ceilings = Ceilings{{{"bf16_matrix", "bf16", "fma", 300e9}}, {{"DRAM", 20e9, 0}}, 1e-6, {}};
@@ -351,6 +353,10 @@ TEST_CASE("the inference section: latencies from the metrics, a bar of the stage
   CHECK(html.find("<td class=\"num\">333</td>") != std::string::npos);
   CHECK(html.find("<svg class=\"stages\"") != std::string::npos);
   CHECK(html.find("<title>qkv: 3 ms (50%)</title>") != std::string::npos);
+  // A legend names each stage's colour, the same colour as in the bar.
+  CHECK(html.find(R"(id="stage-legend">The stages bar, left to right: <span><i style="background:#4e79a7"></i>qkv</span> )"
+                  R"(<span><i style="background:#f28e2b"></i>attention</span>)") != std::string::npos);
+  CHECK(html.find(R"(fill="#f28e2b"><title>attention)") != std::string::npos);
   const auto md = render_markdown_report({{"r.json", run}}, options);
   CHECK(md.find("| `tiny_decode_b1_c128` | bf16 | decode | - | 3 | - | 333 |") != std::string::npos);
 }
@@ -413,7 +419,7 @@ TEST_CASE("the gate view: a banner with gate's exit code, FAILs first, strips on
   CHECK(big.find("1 FAIL, 0 IMPROVED, 0 UNRESOLVED, 600 PASS") != std::string::npos);  // the counts cover all
 }
 
-TEST_CASE("trend charts from the history: the first run's series, change points marked, recent ones first", "[report]") {
+TEST_CASE("trend charts from the history: the first run's series, change points marked, recent ones first, one scale", "[report]") {
   RunResults run;
   run.meta.fingerprint = "cpu-test";
   run.meta.tier = "quick";
@@ -440,6 +446,15 @@ TEST_CASE("trend charts from the history: the first run's series, change points 
   CHECK(html.find("+20.0%") != std::string::npos);
   // The series with the recent step comes first.
   CHECK(html.find("trend-chart recent") < html.find("m32_n32_k32 <span"));
+  // It leads with what changed lately, above the rooflines; one y scale for both charts (their
+  // +-tick labels alike).
+  CHECK(html.find("<strong>1 new slowdown, 0 new speed-ups in the last 3 nights</strong>") != std::string::npos);
+  CHECK(html.find("Trends in the nightly history") < html.find("<h2>Roofline:"));
+  std::vector<std::string> ticks;
+  const std::regex tick(R"re(<svg class="trend"[^>]*>.*?text-anchor="end" dominant-baseline="middle">([-+0-9]+%)</text>)re");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), tick); it != std::sregex_iterator(); ++it) ticks.push_back((*it)[1]);
+  REQUIRE(ticks.size() == 2);
+  CHECK(ticks[0] == ticks[1]);
   options.history.clear();
   CHECK(render_html_report({{"r.json", run}}, options).find("Trends in the nightly history") == std::string::npos);
 }

@@ -1,7 +1,7 @@
 // Loads rendered reports in headless Chromium and checks each as its reader sees it: no
 // script errors or network requests, the expected elements (counts of selectors, the text
-// the first match starts with), no page-level sideways scrolling at 1366 and 390 px, and a
-// screenshot of the view's section at both widths.
+// the first match starts with), no page-level sideways scrolling at 1920, 1366 and 390 px,
+// and a screenshot of the view's section at each width.
 //
 // usage: node views_test.js SPEC.json
 //   SPEC: [{"html": PATH, "name": NAME, "section": CSS selector to screenshot from,
@@ -28,7 +28,7 @@ run(async (browser, problems) => {
       const got = (await first.count()) ? (await first.textContent()).trim() : "(none)";
       if (!got.startsWith(text)) says(`'${selector}' reads '${got.slice(0, 80)}', expected it to start '${text}'`);
     }
-    for (const [width, height] of [[1366, 768], [390, 844]]) {
+    for (const [width, height] of [[1920, 760], [1366, 768], [390, 844]]) {
       await page.setViewportSize({ width, height });
       const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
       if (scroll > inner + 1) says(`at ${width} px the page scrolls sideways (${scroll} px wide)`);
