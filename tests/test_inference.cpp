@@ -386,7 +386,7 @@ TEST_CASE("the bf16 logit bound passes bf16's roundings on transformers' weights
 }
 
 
-TEST_CASE("transformers' checkpoints: the CPU decoder gives transformers' logits and greedy tokens; each feature "
+TEST_CASE("transformers' checkpoints: the CPU decoder gives transformers' logits and greedy tokens, and each feature "
           "dropped does not", "[inference]") {
   const auto fixtures = transformers_fixtures({ROOFTOP_TEST_HF_DATA, ROOFTOP_TEST_HF_FIXTURES});
   REQUIRE(fixtures.size() >= 8);  // tests/data/hf is in the repository

@@ -277,7 +277,7 @@ TEST_CASE("an output path that is a link, a pipe or a directory: the target writ
 
 // Issue 37: a point that took a generic path and sits far below its roof measures rooftop's
 // fallback, not the machine: the results, the table and the diagnosis say so.
-TEST_CASE("a generic path below 20% of the roof is flagged; the same path near the roof, or the fast one, is not",
+TEST_CASE("a generic path below 20% of the roof is flagged, the same path near the roof or the fast one is not",
           "[results]") {
   auto run = sample_run();
   auto& r = run.results[0];
