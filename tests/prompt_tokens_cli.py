@@ -37,7 +37,8 @@ for name in sorted(os.listdir(data)):
     if top["ids"][:4] != want["top16"]["ids"][:4]:
         problems.append(f"{name}: top ids {top['ids'][:4]}, transformers' {want['top16']['ids'][:4]}")
     worst = max(abs(a - b) for a, b in zip(top["logits"], want["top16"]["logits"]))
-    if worst > 1e-3 * max(abs(x) for x in want["top16"]["logits"]):
+    # fp32: transformers' own fp32 sums in another order; bf16: the decoders' bf16 logit bound.
+    if worst > (1e-3 if dtype == "fp32" else 8 * 2 ** -8) * max(abs(x) for x in want["top16"]["logits"]):
         problems.append(f"{name}: top logits {worst:.3g} from transformers'")
     print(f"{name}: {len(want['greedy_tokens'])} greedy tokens equal transformers', top logits within {worst:.2g}")
 

@@ -557,3 +557,27 @@ TEST_CASE("fp8 inference work: weights at a byte, the cache and activations in b
   CHECK(fp8.work.flops == bf16.work.flops);
   CHECK(fp8.shape == bf16.shape);
 }
+
+// A sliding window bounds the keys a query reads: the work counts what the kernels read.
+TEST_CASE("inference work: a sliding window bounds the attention's pairs and the cache read", "[inference]") {
+  const auto config = [](const std::string& window) {
+    return parse_model_config(R"({"model_type": "mistral", "hidden_size": 128, "num_hidden_layers": 2, "intermediate_size": 256,
+                                  "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 32,
+                                  "max_position_embeddings": 4096, "sliding_window": )" + window + "}",
+                              "m.json", "m");
+  };
+  const auto stages = [](const ModelConfig& m, std::int64_t start, std::int64_t tokens) {
+    for (const auto& s : stage_work(m, 1, start, tokens, Dtype::bf16, false))
+      if (s.name == "attention") return s.work;
+    return Work{};
+  };
+  const auto full = config("null"), windowed = config("16");
+  // Decode at 100: every earlier key (101 pairs a layer), or the window's 16.
+  CHECK(stages(full, 100, 1).flops == Approx(4.0 * 128 * 101 * 2));
+  CHECK(stages(windowed, 100, 1).flops == Approx(4.0 * 128 * 16 * 2));
+  // Prefill of 40 from 0: 1 + 2 + ... + 15 for the first 15 queries, 16 for the other 25.
+  CHECK(stages(windowed, 0, 40).flops == Approx(4.0 * 128 * (15.0 * 16 / 2 + 25 * 16) * 2));
+  CHECK(stages(windowed, 0, 10).flops == Approx(stages(full, 0, 10).flops));  // inside the window: no change
+  // The cache read: 15 earlier keys a layer, against 100.
+  CHECK(stages(windowed, 100, 1).bytes < stages(full, 100, 1).bytes);
+}

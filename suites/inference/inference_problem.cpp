@@ -24,11 +24,39 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
   }
 }
 
+// (query, key) pairs of causal attention for `tokens` queries at positions start .. start +
+// tokens - 1, summed over the layers: a layer's sliding window W bounds each query's keys
+// to W (itself and the W - 1 before it).
+double attended_pairs(const ModelConfig& m, double start, double tokens) {
+  const double end = start + tokens, full = tokens * start + tokens * (tokens + 1) / 2;
+  double pairs = 0;
+  for (std::int64_t l = 0; l < m.layers; ++l) {
+    const double w = static_cast<double>(m.window(l));
+    if (w <= 0 || end <= w) {
+      pairs += full;
+      continue;
+    }
+    // Queries at p < w - 1 see p + 1 keys, the others w.
+    const double below = std::max(0.0, std::min(end, w - 1) - start);
+    pairs += below * (start + 1) + below * (below - 1) / 2 + (tokens - below) * w;
+  }
+  return pairs;
+}
+
+// Earlier positions a query at `start` reads from the cache, summed over the layers.
+double cached_positions_read(const ModelConfig& m, double start) {
+  double read = 0;
+  for (std::int64_t l = 0; l < m.layers; ++l) {
+    const double w = static_cast<double>(m.window(l));
+    read += w > 0 ? std::min(start, w - 1) : start;
+  }
+  return read;
+}
+
 // FLOPs of causal attention for `tokens` queries at positions start .. start + tokens - 1:
 // QK^T and PV, 2 x 2 x D per (query head, key) pair.
 double attention_flops(const ModelConfig& m, double batch, double start, double tokens) {
-  const double pairs = tokens * start + tokens * (tokens + 1) / 2;
-  return 4.0 * batch * static_cast<double>(m.heads * m.head_dim) * pairs * static_cast<double>(m.layers);
+  return 4.0 * batch * static_cast<double>(m.heads * m.head_dim) * attended_pairs(m, start, tokens);
 }
 
 // One forward over `tokens` new tokens a sequence at cache length `start`: weights read
@@ -40,8 +68,9 @@ Work forward_work(const ModelConfig& m, double batch, double start, double token
   const double body = m.matmul_parameters() - h * v;
   Work w;
   w.flops = 2.0 * body * rows + 2.0 * h * v * head_rows + attention_flops(m, batch, start, tokens);
-  const double kv = m.kv_bytes_per_token_layer(ae) * static_cast<double>(m.layers);
-  w.bytes = m.matmul_parameters() * we + batch * start * kv + rows * kv + rows * h * ae;  // + embedding rows
+  const double kv_layer = m.kv_bytes_per_token_layer(ae), kv = kv_layer * static_cast<double>(m.layers);
+  w.bytes = m.matmul_parameters() * we + batch * cached_positions_read(m, start) * kv_layer + rows * kv +
+            rows * h * ae;  // + embedding rows
   return w;
 }
 
@@ -149,8 +178,9 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
   // A projection: 2 FLOPs a weight a row; its weights once, its input and output (fp32).
   const auto projection = [&](double k, double n) { return Work{2 * rows * k * n * L, (k * n * we + rows * (k * e + n * f)) * L}; };
   const auto norm = [&](double r) { return Work{4 * r * h * L, (r * h * (f + e) + h * f) * L}; };
-  const double pairs = static_cast<double>(tokens) * static_cast<double>(start) +
-                       static_cast<double>(tokens) * static_cast<double>(tokens + 1) / 2;
+  // Summed over the layers (a sliding window bounds them).
+  const double pairs = attended_pairs(m, static_cast<double>(start), static_cast<double>(tokens));
+  const double keys_read = cached_positions_read(m, static_cast<double>(start)) + static_cast<double>(tokens) * L;
   const Work swiglu{4 * rows * in * L, rows * (2 * in * f + in * e) * L};
   std::vector<ScenarioInstance::StageWork> stages{
       {"embedding", {0, rows * h * (e + f)}},
@@ -159,7 +189,7 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
       // Rotate q and k (6 FLOPs a pair), write k and v into the cache.
       {"rope", {3 * rows * (q + kv) * L, (rows * w * f * 2 + rows * 2 * kv * e) * L}},
       // QK^T and PV over every earlier position; the cache read once, q read, the output written.
-      {"attention", {4 * b * q * pairs * L, (b * static_cast<double>(start + tokens) * 2 * kv * e + rows * q * (f + e)) * L}},
+      {"attention", {4 * b * q * pairs, b * keys_read * 2 * kv * e + rows * q * (f + e) * L}},
       {"o_proj", projection(q, h)},
       {"mlp_norm", norm(rows)},
       {"gate_up", projection(h, 2 * in)},

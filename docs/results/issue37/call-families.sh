@@ -15,7 +15,7 @@
 set -u
 out=${OUT:-$PWD/out}; mkdir -p "$out" /tmp/b
 steps=${2:-123}
-tar -C /tmp/b -xzf "$1"; bin=$(echo /tmp/b/rooftop-*/bin)
+tar -C /tmp/b -xf "$1"; bin=$(echo /tmp/b/rooftop-*/bin)
 export ROOFTOP_HOME=/tmp/rooftop-home
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv,noheader | tee "$out/gpu.txt"
 fixtures=tests/data/hf
