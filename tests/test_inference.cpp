@@ -581,3 +581,28 @@ TEST_CASE("inference work: a sliding window bounds the attention's pairs and the
   // The cache read: 15 earlier keys a layer, against 100.
   CHECK(stages(windowed, 100, 1).bytes < stages(full, 100, 1).bytes);
 }
+
+// Issue 42's first step: ':fused' is a GPU axis; its stages fold each norm into the next projection.
+TEST_CASE("the fused decode step: a GPU axis named in the point, its norms inside the projections' stages", "[inference]") {
+  const auto s = parse_inference_shape("llama-3.2-1b:decode:1x512:fused:graph");
+  CHECK(s.fused);
+  CHECK(s.launch == "graph");
+  const auto p = make_inference_problem(s, Dtype::bf16, "cuda");
+  CHECK(p.shape == "llama-3.2-1b_decode_b1_c512_graph_fused");
+  CHECK(shape_of(p).fused);
+  CHECK_FALSE(shape_of(make_inference_problem(parse_inference_shape("llama-3.2-1b:decode:1x512"), Dtype::bf16, "cuda")).fused);
+  CHECK_THROWS_WITH(make_inference_problem(parse_inference_shape("llama-3.2-1b:decode:1x512:fused"), Dtype::bf16, "cpu"),
+                    Catch::Contains("':fused'") && Catch::Contains("GPU axis"));
+  CHECK_THROWS_WITH(parse_inference_shape("tiny:decode:1x8:fused:fused"), Catch::Contains("':fused' twice"));
+  const auto m = load_model_config("llama-3.2-1b");
+  const auto apart = stage_work(m, 1, 512, 1, Dtype::bf16, true, false);
+  const auto fused = stage_work(m, 1, 512, 1, Dtype::bf16, true, true);
+  CHECK(fused.size() + 3 == apart.size());
+  double flops_apart = 0, flops_fused = 0;
+  for (const auto& st : apart) flops_apart += st.work.flops;
+  for (const auto& st : fused) {
+    flops_fused += st.work.flops;
+    CHECK(st.name.find("norm") == std::string::npos);
+  }
+  CHECK(flops_fused == Approx(flops_apart));
+}

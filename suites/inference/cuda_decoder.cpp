@@ -110,10 +110,10 @@ class GpuStage {
 }  // namespace
 
 CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers,
-                         Launch decode_launch, std::int64_t page)
+                         Launch decode_launch, std::int64_t page, bool fused)
     : w_(w), batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
-      decode_launch_(decode_launch), fp8_(w.dtype == Dtype::fp8) {
+      decode_launch_(decode_launch), fp8_(w.dtype == Dtype::fp8), fused_(fused) {
   if (w.dtype != Dtype::bf16 && !fp8_)
     throw PointSkipped(fmt::format("the CUDA decoder runs bf16 and fp8, not {}", dtype_name(w.dtype)));
   const auto& c = w.config;
@@ -190,15 +190,27 @@ bool CudaDecoder::swiglu_in_gate_up(std::int64_t per_seq) const {
   return chosen && kernels::gemv_fits(rows, 2 * c.intermediate, c.hidden, kernels::GemvEpilogue::swiglu, fp8_);
 }
 
+bool CudaDecoder::norms_in_projections(std::int64_t per_seq) const {
+  if (!fused_ || fp8_ || per_seq != 1) return false;
+  const auto& c = w_.config;
+  const auto by_gemv = [&](Projection p, std::int64_t n, kernels::GemvEpilogue e) {
+    return kernels::gemv_fits(batch_, n, c.hidden, e, false) && (decode_choice_.empty() || decode_choice_[p].gemv);
+  };
+  return swiglu_in_gate_up(1) && by_gemv(qkv, c.qkv_width(), kernels::GemvEpilogue::store) &&
+         by_gemv(lm_head, c.vocab, kernels::GemvEpilogue::store);
+}
+
 void CudaDecoder::project(Projection p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w,
-                          void* y, kernels::GemvEpilogue epilogue, const Fp8Scales& scales, float act_inverse) {
+                          void* y, kernels::GemvEpilogue epilogue, const Fp8Scales& scales, float act_inverse,
+                          const kernels::GemvNorm* norm) {
   using kernels::GemvEpilogue;
   const ProjectionChoice* choice = rows == batch_ && !decode_choice_.empty() ? &decode_choice_[p] : nullptr;
   if (kernels::gemv_fits(rows, n, k, epilogue, fp8_) && (!choice || choice->gemv)) {
     const kernels::GemvFp8 scaled{alpha_of(scales), act_inverse};
     return kernels::gemv(x, w, y, rows, n, k, epilogue, choice ? choice->config : kernels::GemvConfig{},
-                         fp8_ ? &scaled : nullptr);
+                         fp8_ ? &scaled : nullptr, norm);
   }
+  if (norm) throw std::logic_error("an RMSNorm folded into a projection that the GEMV does not run");
   if (epilogue == GemvEpilogue::swiglu) {  // the matmul, then the SwiGLU kernel
     matmul(rows, n, k).execute_on(x, w, gate_up_.get(), alpha_of(scales));
     return kernels::swiglu(gate_up_.as<float>(), y, rows, n / 2, act_inverse);
@@ -453,6 +465,11 @@ std::string CudaDecoder::family_notes() const {
   const auto& c = w_.config;
   std::string out;
   if (const auto why = generic_path(1); why.starts_with("sliding")) out += "; " + why;
+  if (fused_)
+    out += norms_in_projections(1) ? "; decode step fused: each RMSNorm in the next GEMV's prologue (no norm kernels)"
+                                   : fp8_ ? "; ':fused' asked, but the GEMV's norm prologue is bf16 only: norm kernels ran"
+                                          : "; ':fused' asked, but cuBLASLt runs a projection the norm would fold into: "
+                                            "norm kernels ran";
   if (c.qkv_bias) out += "; q/k/v biases in the RoPE kernel";
   if (c.o_bias) out += "; o bias added after o_proj";
   if (c.mlp_bias) out += "; MLP biases: gate/up in the SwiGLU kernel (not the GEMV's epilogue), down added after";
@@ -460,7 +477,8 @@ std::string CudaDecoder::family_notes() const {
 }
 
 std::string CudaDecoder::implementation_label() const {
-  return decode_launch_ == Launch::graph ? "cuBLASLt + rooftop, graph" : "cuBLASLt + rooftop, eager";
+  return fmt::format("cuBLASLt + rooftop, {}{}", decode_launch_ == Launch::graph ? "graph" : "eager",
+                     norms_in_projections(1) ? ", fused" : "");
 }
 
 bool CudaDecoder::fused_prefill(std::int64_t per_seq) const { return fused_prefill_ok_ && per_seq > 1 && length_ == 0; }
@@ -525,6 +543,7 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
   const std::size_t cache_layer = static_cast<std::size_t>(batch_ * c.kv_heads * cache_.capacity * d) * 2;
   const auto* step = step_.as<std::int32_t>();
   const bool fused_q = (per_seq == 1 && split_decode_) || fused_prefill(per_seq);  // q in bf16 for the fused kernels
+  const bool fold = norms_in_projections(per_seq);  // the fused step: each RMSNorm in the next GEMV
   using kernels::GemvEpilogue;
   CudaStageTimer* timer = recorder_ ? stage_timer_.get() : nullptr;
   std::optional<GpuStage> stage;
@@ -538,10 +557,14 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
     const GpuStage layer(timer, "layer", li);
     char* kc = static_cast<char*>(k_cache_.get()) + static_cast<std::size_t>(l) * cache_layer;
     char* vc = static_cast<char*>(v_cache_.get()) + static_cast<std::size_t>(l) * cache_layer;
-    stage.emplace(timer, "attn_norm", li);
-    kernels::rms_norm(h_.as<float>(), L.attn_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps, inverse_of(S.qkv_scale));
+    const kernels::GemvNorm attn_norm{h_.as<float>(), L.attn_norm.as<float>(), eps, hidden};
+    if (!fold) {
+      stage.emplace(timer, "attn_norm", li);
+      kernels::rms_norm(h_.as<float>(), L.attn_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps, inverse_of(S.qkv_scale));
+    }
     stage.emplace(timer, "qkv", li);
-    project(qkv, rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store, S.qkv_scale);
+    project(qkv, rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store, S.qkv_scale, 0,
+            fold ? &attn_norm : nullptr);
     stage.emplace(timer, "rope", li);
     void* const kv_rows[2] = {k_rows_.get(), v_rows_.get()};
     kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, rope_table_.as<float>(), batch_,
@@ -554,13 +577,16 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
     project(o_proj, rows, hidden, c.heads * d, fp8_ ? x8_.get() : attn_.get(), L.o.get(), h_.get(),
             GemvEpilogue::accumulate, S.o_scale);  // the residual
     if (L.o_bias.get()) kernels::add_bias(h_.as<float>(), L.o_bias.as<float>(), rows, hidden);
-    stage.emplace(timer, "mlp_norm", li);
-    kernels::rms_norm(h_.as<float>(), L.mlp_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps,
-                      inverse_of(S.gate_up_scale));
+    const kernels::GemvNorm mlp_norm{h_.as<float>(), L.mlp_norm.as<float>(), eps, hidden};
+    if (!fold) {
+      stage.emplace(timer, "mlp_norm", li);
+      kernels::rms_norm(h_.as<float>(), L.mlp_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps,
+                        inverse_of(S.gate_up_scale));
+    }
     if (swiglu_in_gate_up(per_seq)) {
       stage.emplace(timer, "gate_up", li);  // with SwiGLU in its epilogue
       project(gate_up, rows, 2 * c.intermediate, hidden, xn_.get(), L.gate_up.get(), act_.get(), GemvEpilogue::swiglu,
-              S.gate_up_scale, inverse_of(S.down_scale));
+              S.gate_up_scale, inverse_of(S.down_scale), fold ? &mlp_norm : nullptr);
     } else {
       stage.emplace(timer, "gate_up", li);
       matmul(rows, 2 * c.intermediate, hidden).execute_on(xn_.get(), L.gate_up.get(), gate_up_.get(), alpha_of(S.gate_up_scale));
@@ -574,12 +600,16 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
     if (L.down_bias.get()) kernels::add_bias(h_.as<float>(), L.down_bias.as<float>(), rows, hidden);
     stage.reset();
   }
-  stage.emplace(timer, "final_norm", -1);
-  kernels::rms_norm(h_.as<float>(), final_norm_.as<float>(), xn_.get(), batch_, per_seq, per_seq - 1, hidden, eps,
-                    inverse_of(w_.head_scale));
+  // The last position of each sequence: per_seq rows apart.
+  const kernels::GemvNorm final_norm{h_.as<float>() + (per_seq - 1) * hidden, final_norm_.as<float>(), eps, per_seq * hidden};
+  if (!fold) {
+    stage.emplace(timer, "final_norm", -1);
+    kernels::rms_norm(h_.as<float>(), final_norm_.as<float>(), xn_.get(), batch_, per_seq, per_seq - 1, hidden, eps,
+                      inverse_of(w_.head_scale));
+  }
   stage.emplace(timer, "lm_head", -1);
   project(lm_head, batch_, c.vocab, hidden, xn_.get(), head_.get() ? head_.get() : embedding_.get(), logits_.get(),
-          GemvEpilogue::store, w_.head_scale);
+          GemvEpilogue::store, w_.head_scale, 0, fold ? &final_norm : nullptr);
   stage.emplace(timer, "sampling", -1);
   kernels::argmax(logits_.as<float>(), next_.as<std::int32_t>(), batch_, c.vocab, argmax_workspace_.get());
 }

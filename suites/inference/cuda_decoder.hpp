@@ -27,8 +27,10 @@ class CudaDecoder final : public Decoder {
   // bf16 or fp8 weights (decoder_weights.hpp); throws PointSkipped for another dtype.
   // `page`: 0 for a contiguous KV cache, 16 or 32 for a paged one (its blocks handed to the
   // sequences in a seeded shuffled order, as an engine's allocator leaves them).
+  // `fused`: a decode step applies each RMSNorm in the next GEMV's prologue (bf16, where
+  // the GEMV runs the projection) instead of a kernel of its own.
   CudaDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1,
-              Launch decode_launch = Launch::eager, std::int64_t page = 0);
+              Launch decode_launch = Launch::eager, std::int64_t page = 0, bool fused = false);
   ~CudaDecoder() override;
 
   void forward(std::span<const std::int32_t> tokens, std::int64_t tokens_per_seq, std::span<std::int32_t> next) override;
@@ -43,6 +45,7 @@ class CudaDecoder final : public Decoder {
   std::string generic_path(std::int64_t tokens_per_seq) const override;
   void set_recorder(StageRecorder* recorder) override;
   bool swiglu_in_gate_up(std::int64_t tokens_per_seq) const override;
+  bool norms_in_projections(std::int64_t tokens_per_seq) const override;
 
  private:
   struct Layer {
@@ -61,8 +64,10 @@ class CudaDecoder final : public Decoder {
   // for a decode step's rows, cuBLASLt's beyond the GEMV's rows.
   // fp8: x is e4m3 (its producer quantised it with scales.input), the sums are scaled by
   // both scales, and SwiGLU's activation is quantised with act_inverse for the next one.
+  // `norm`: the input is that RMSNorm of h_ (norms_in_projections), x unused.
   void project(Projection p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w, void* y,
-               kernels::GemvEpilogue epilogue, const Fp8Scales& scales, float act_inverse = 0);
+               kernels::GemvEpilogue epilogue, const Fp8Scales& scales, float act_inverse = 0,
+               const kernels::GemvNorm* norm = nullptr);
   float inverse_of(const Fp8Scales& s) const;  // fp8: 1 / the input scale; else 0 (bf16 stores)
   float alpha_of(const Fp8Scales& s) const;    // fp8: the two scales' product; else 1
   // Times every GEMV configuration and cuBLASLt's matmul on each projection of a decode step,
@@ -85,7 +90,7 @@ class CudaDecoder final : public Decoder {
   std::int64_t batch_, max_context_, layers_, length_ = 0, rows_ = 0;
   kernels::CacheLayout cache_;  // capacity: max_context rounded up to whole pages
   Launch decode_launch_;
-  bool fp8_;
+  bool fp8_, fused_;
   StageRecorder* recorder_ = nullptr;
   std::unique_ptr<CudaStageTimer> stage_timer_;  // device events around each stage, while profiling
   gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_, rope_table_, argmax_workspace_, block_table_;

@@ -1,5 +1,7 @@
 #include "suites/inference/cuda_gemv.cuh"
 
+#include <stdexcept>
+
 #include "devices/cuda/gpu_runtime.hpp"
 #include "suites/inference/cuda_gemv_launch.hpp"
 
@@ -25,11 +27,12 @@ std::string gemv_config_name(const GemvConfig& c) {
 }
 
 void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e,
-          const GemvConfig& c, const GemvFp8* fp8) {
-  if (c == GemvConfig{2, 128}) launch_rows<2, 128>(x, w, y, m, n, k, e, fp8);
-  else if (c == GemvConfig{4, 128}) launch_rows<4, 128>(x, w, y, m, n, k, e, fp8);
-  else if (c == GemvConfig{8, 256}) launch_rows<8, 256>(x, w, y, m, n, k, e, fp8);
-  else launch_rows<4, 256>(x, w, y, m, n, k, e, fp8);
+          const GemvConfig& c, const GemvFp8* fp8, const GemvNorm* norm) {
+  if (norm && fp8) throw std::invalid_argument("the GEMV's RMSNorm prologue is bf16 only");
+  if (c == GemvConfig{2, 128}) launch_rows<2, 128>(x, w, y, m, n, k, e, fp8, norm);
+  else if (c == GemvConfig{4, 128}) launch_rows<4, 128>(x, w, y, m, n, k, e, fp8, norm);
+  else if (c == GemvConfig{8, 256}) launch_rows<8, 256>(x, w, y, m, n, k, e, fp8, norm);
+  else launch_rows<4, 256>(x, w, y, m, n, k, e, fp8, norm);
   ROOFTOP_GPU_CHECK_LAUNCH("gemv");
 }
 

@@ -37,11 +37,23 @@ struct GemvFp8 {
 };
 std::string gemv_config_name(const GemvConfig& c);  // "r4t256"
 
+// RMSNorm folded into the GEMV's prologue (the fused decode step, bf16): x is not read;
+// row m of the input is bf16(h[m] x rsqrt(mean(h[m]^2) + eps) x weight), h fp32 with its
+// rows `row_stride` floats apart, normalised as each chunk is loaded: the norm needs no
+// kernel, and no write and read of its output, of its own.
+struct GemvNorm {
+  const float* h = nullptr;
+  const float* weight = nullptr;
+  float eps = 0;
+  std::int64_t row_stride = 0;
+};
+
 // x [m][k] bf16, W [n][k] bf16 (both e4m3 with `fp8`), y fp32 [m][n] (bf16 or e4m3 [m][n/2]
 // for swiglu); m <= kGemvMaxRows, k a multiple of 8 (16 for fp8) and both 16-byte aligned
 // (gemv_fits says so). Queued on gpu::stream().
+// `norm`: the input is RMSNorm(h) (GemvNorm), x unused; bf16 only (not with fp8).
 void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue,
-          const GemvConfig& config = {}, const GemvFp8* fp8 = nullptr);
+          const GemvConfig& config = {}, const GemvFp8* fp8 = nullptr, const GemvNorm* norm = nullptr);
 bool gemv_fits(std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue epilogue, bool fp8 = false);
 
 }  // namespace rooftop::inference::kernels

@@ -52,10 +52,25 @@ __device__ inline float warp_sum(float v) {
 // keeps loads in flight when N is small (2048 rows gave each multiprocessor 8 warps).
 // kFp8: W and x e4m3, 16 to a 16-byte chunk; each x chunk is widened once and meets the
 // block's rows; the sums are scaled by fp8.output_scale.
-template <int M, int kRows, int kThreads, bool kFp8>
+// 8 values of row m of the normalised input (GemvNorm), from chunk c: h x inv x weight,
+// rounded to bf16 as the norm kernel stores them.
+__device__ inline uint4 normed_chunk(const GemvNorm& norm, int m, std::int64_t c, float inv) {
+  const float4* hp = reinterpret_cast<const float4*>(norm.h + m * norm.row_stride + 8 * c);
+  const float4* wp = reinterpret_cast<const float4*>(norm.weight + 8 * c);
+  const float4 h0 = hp[0], h1 = hp[1], w0 = __ldg(wp), w1 = __ldg(wp + 1);
+  uint4 out;
+  auto* o = reinterpret_cast<__nv_bfloat162*>(&out);
+  o[0] = __floats2bfloat162_rn(h0.x * inv * w0.x, h0.y * inv * w0.y);
+  o[1] = __floats2bfloat162_rn(h0.z * inv * w0.z, h0.w * inv * w0.w);
+  o[2] = __floats2bfloat162_rn(h1.x * inv * w1.x, h1.y * inv * w1.y);
+  o[3] = __floats2bfloat162_rn(h1.z * inv * w1.z, h1.w * inv * w1.w);
+  return out;
+}
+
+template <int M, int kRows, int kThreads, bool kFp8, bool kNorm>
 __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w,
                                                         void* __restrict__ y, std::int64_t n, std::int64_t chunks,
-                                                        GemvEpilogue epilogue, GemvFp8 fp8) {
+                                                        GemvEpilogue epilogue, GemvFp8 fp8, GemvNorm norm) {
   const bool swiglu = epilogue == GemvEpilogue::swiglu;
   const std::int64_t half = n / 2;
   std::int64_t row[kRows];
@@ -86,6 +101,29 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
   pdl_allow_next();
   load_weights(threadIdx.x);
   pdl_wait();
+  constexpr int kWarps = kThreads / 32;
+  [[maybe_unused]] __shared__ float inv_rms[M];
+  if constexpr (kNorm) {  // each row's mean square, the block's threads along K
+    __shared__ float squares[kWarps][M];
+    const std::int64_t k = chunks * 8;
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      float sq = 0;
+      for (std::int64_t i = 4 * threadIdx.x; i < k; i += 4 * kThreads) {
+        const float4 v = *reinterpret_cast<const float4*>(norm.h + m * norm.row_stride + i);
+        sq += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+      }
+      sq = warp_sum(sq);
+      if (threadIdx.x % 32 == 0) squares[threadIdx.x / 32][m] = sq;
+    }
+    __syncthreads();
+    if (threadIdx.x < M) {
+      float t = 0;
+      for (int wp = 0; wp < kWarps; ++wp) t += squares[wp][threadIdx.x];
+      inv_rms[threadIdx.x] = rsqrtf(t / static_cast<float>(k) + norm.eps);
+    }
+    __syncthreads();
+  }
   for (std::int64_t c0 = threadIdx.x; c0 < chunks; c0 += kThreads * kUnroll) {
     if (c0 != threadIdx.x) load_weights(c0);
 #pragma unroll
@@ -94,7 +132,9 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
       if (c >= chunks) break;
 #pragma unroll
       for (int m = 0; m < M; ++m) {
-        const uint4 xm = __ldg(x + m * chunks + c);
+        uint4 xm;
+        if constexpr (kNorm) xm = normed_chunk(norm, m, c, inv_rms[m]);
+        else xm = __ldg(x + m * chunks + c);
         if constexpr (kFp8) {
           float2 xf[8];
           const auto* xp = reinterpret_cast<const __nv_fp8x2_storage_t*>(&xm);
@@ -109,7 +149,6 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
       }
     }
   }
-  constexpr int kWarps = kThreads / 32;
   __shared__ float partial[kWarps][kRows][M];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
@@ -139,28 +178,34 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
 }
 
 template <int M, int R, int T>
-void launch(const void* x, const void* w, void* y, std::int64_t n, std::int64_t k, GemvEpilogue e, const GemvFp8* fp8) {
+void launch(const void* x, const void* w, void* y, std::int64_t n, std::int64_t k, GemvEpilogue e, const GemvFp8* fp8,
+            const GemvNorm* norm) {
   const std::int64_t blocks = e == GemvEpilogue::swiglu ? (n / 2 + R / 2 - 1) / (R / 2) : (n + R - 1) / R;
+  const auto* xs = static_cast<const uint4*>(x);
+  const auto* ws = static_cast<const uint4*>(w);
   if (fp8)
-    launch_pdl(gemv_kernel<M, R, T, true>, static_cast<unsigned>(blocks), T, 0, static_cast<const uint4*>(x),
-               static_cast<const uint4*>(w), y, n, k / 16, e, *fp8);
+    launch_pdl(gemv_kernel<M, R, T, true, false>, static_cast<unsigned>(blocks), T, 0, xs, ws, y, n, k / 16, e, *fp8,
+               GemvNorm{});
+  else if (norm)
+    launch_pdl(gemv_kernel<M, R, T, false, true>, static_cast<unsigned>(blocks), T, 0, xs, ws, y, n, k / 8, e, GemvFp8{},
+               *norm);
   else
-    launch_pdl(gemv_kernel<M, R, T, false>, static_cast<unsigned>(blocks), T, 0, static_cast<const uint4*>(x),
-               static_cast<const uint4*>(w), y, n, k / 8, e, GemvFp8{});
+    launch_pdl(gemv_kernel<M, R, T, false, false>, static_cast<unsigned>(blocks), T, 0, xs, ws, y, n, k / 8, e, GemvFp8{},
+               GemvNorm{});
 }
 
 template <int R, int T>
 void launch_rows(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e,
-                 const GemvFp8* fp8) {
+                 const GemvFp8* fp8, const GemvNorm* norm) {
   switch (m) {
-    case 1: return launch<1, R, T>(x, w, y, n, k, e, fp8);
-    case 2: return launch<2, R, T>(x, w, y, n, k, e, fp8);
-    case 3: return launch<3, R, T>(x, w, y, n, k, e, fp8);
-    case 4: return launch<4, R, T>(x, w, y, n, k, e, fp8);
-    case 5: return launch<5, R, T>(x, w, y, n, k, e, fp8);
-    case 6: return launch<6, R, T>(x, w, y, n, k, e, fp8);
-    case 7: return launch<7, R, T>(x, w, y, n, k, e, fp8);
-    default: return launch<8, R, T>(x, w, y, n, k, e, fp8);
+    case 1: return launch<1, R, T>(x, w, y, n, k, e, fp8, norm);
+    case 2: return launch<2, R, T>(x, w, y, n, k, e, fp8, norm);
+    case 3: return launch<3, R, T>(x, w, y, n, k, e, fp8, norm);
+    case 4: return launch<4, R, T>(x, w, y, n, k, e, fp8, norm);
+    case 5: return launch<5, R, T>(x, w, y, n, k, e, fp8, norm);
+    case 6: return launch<6, R, T>(x, w, y, n, k, e, fp8, norm);
+    case 7: return launch<7, R, T>(x, w, y, n, k, e, fp8, norm);
+    default: return launch<8, R, T>(x, w, y, n, k, e, fp8, norm);
   }
 }
 

@@ -45,6 +45,9 @@ class Decoder {
   // Whether a forward of `tokens_per_seq` tokens a sequence applies SwiGLU inside the gate/up
   // projection (then it times no "swiglu" stage of its own).
   virtual bool swiglu_in_gate_up(std::int64_t /*tokens_per_seq*/) const { return false; }
+  // Whether such a forward applies each RMSNorm in the next projection's prologue (then it
+  // times no attn_norm, mlp_norm or final_norm stage of its own).
+  virtual bool norms_in_projections(std::int64_t /*tokens_per_seq*/) const { return false; }
 };
 
 // Makes a backend's decoder: `batch` sequences up to `max_context` positions through the

@@ -11,9 +11,9 @@ const RegisterImplementation kInferenceCuda("inference", "cuda", [](const Proble
   const auto shape = shape_of(p);
   const Launch launch = shape.launch == "graph" ? Launch::graph : Launch::eager;
   return std::make_unique<InferenceInstance>(
-      p, setup.seed, [launch, page = shape.page](const DecoderWeights& w, std::int64_t batch, std::int64_t context,
-                                                 std::int64_t layers) {
-        return std::make_unique<CudaDecoder>(w, batch, context, layers, launch, page);
+      p, setup.seed, [launch, page = shape.page, fused = shape.fused](const DecoderWeights& w, std::int64_t batch,
+                                                                      std::int64_t context, std::int64_t layers) {
+        return std::make_unique<CudaDecoder>(w, batch, context, layers, launch, page, fused);
       });
 });
 

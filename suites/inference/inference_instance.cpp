@@ -94,7 +94,8 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
           decoder_->forward(next_, 1, next_);
           done();
         }
-        work = stage_work(weights_.config, shape_.batch, shape_.context, 1, weights_.dtype, decoder_->swiglu_in_gate_up(1));
+        work = stage_work(weights_.config, shape_.batch, shape_.context, 1, weights_.dtype, decoder_->swiglu_in_gate_up(1),
+                          decoder_->norms_in_projections(1));
         break;
       case Scenario::generate:  // mixed forwards: a picture for the trace, no stage points
         decoder_->set_length(0);

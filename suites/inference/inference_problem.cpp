@@ -99,9 +99,16 @@ InferenceShape parse_inference_shape(std::string_view text) {
   // Options after the sizes, each once: the launch mode, the cache's pages.
   for (bool found = true; found;) {
     found = false;
-    for (const char* option : {"eager", "graph", "paged16", "paged32"}) {
+    for (const char* option : {"eager", "graph", "paged16", "paged32", "fused"}) {
       const std::size_t n = std::strlen(option);
       if (text.size() <= n + 1 || !text.ends_with(option) || text[text.size() - n - 1] != ':') continue;
+      if (option[0] == 'f') {
+        if (s.fused) throw usage("it names ':fused' twice");
+        s.fused = true;
+        text.remove_suffix(n + 1);
+        found = true;
+        continue;
+      }
       const bool launch = option[0] != 'p';
       if (launch ? !s.launch.empty() : s.page != 0)
         throw usage(fmt::format("it names its {} twice (':{}' and another)", launch ? "launch mode" : "cache", option));
@@ -119,7 +126,7 @@ InferenceShape parse_inference_shape(std::string_view text) {
   const auto scenario = text.substr(mid + 1, last - mid - 1);
   const auto sizes = text.substr(last + 1);
   if (sizes.empty() || sizes[0] < '0' || sizes[0] > '9')
-    throw usage(fmt::format("'{}' is neither sizes nor an option (eager, graph, paged16, paged32)", sizes));
+    throw usage(fmt::format("'{}' is neither sizes nor an option (eager, graph, paged16, paged32, fused)", sizes));
   const auto dims = split(sizes, 'x');
   std::vector<std::int64_t> v;
   for (auto d : dims) {
@@ -169,7 +176,8 @@ Work inference_work(const ModelConfig& m, const InferenceShape& s, Dtype dtype) 
 }
 
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::int64_t batch, std::int64_t start,
-                                                    std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up) {
+                                                    std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up,
+                                                    bool norms_in_projections) {
   const double e = activation_bytes(dtype), we = weight_bytes(dtype), f = 4.0;  // activations, weights, fp32
   const double b = static_cast<double>(batch), rows = b * static_cast<double>(tokens);
   const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads * m.head_dim);
@@ -204,6 +212,20 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
     gate_up->work.flops += swiglu.flops;
     gate_up->work.bytes += (rows * in * e - rows * 2 * in * f) * L;  // the activation out, not gate and up
     stages.erase(gate_up + 1);  // swiglu
+  }
+  if (norms_in_projections) {
+    // The norm's FLOPs move into the projection, which reads h (fp32) and the norm's weight
+    // instead of the normalised activation; the norm's own write and read are gone.
+    for (const auto& [norm, into] : {std::pair{"attn_norm", "qkv"}, {"mlp_norm", "gate_up"}, {"final_norm", "lm_head"}}) {
+      const auto find = [&](const char* name) {
+        return std::find_if(stages.begin(), stages.end(), [&](const auto& st) { return st.name == name; });
+      };
+      const auto n = find(norm);
+      const double r = norm == std::string("final_norm") ? b : rows, layers = norm == std::string("final_norm") ? 1 : L;
+      find(into)->work.flops += n->work.flops;
+      find(into)->work.bytes += r * h * (f - e) * layers + h * f * layers;
+      stages.erase(n);
+    }
   }
   return stages;
 }
@@ -243,6 +265,9 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   if (!gpu && !s.launch.empty())
     throw InputError(fmt::format("inference shape with ':{}': the launch mode is a GPU axis; leave it out for --backend {}",
                                  s.launch, backend));
+  if (!gpu && s.fused)
+    throw InputError(fmt::format("inference shape with ':fused': the fused decode step is a GPU axis; leave it out for "
+                                 "--backend {}", backend));
   if (!gpu && s.page)
     throw InputError(fmt::format("inference shape with ':paged{}': the paged cache is a GPU axis; leave it out for --backend {}",
                                  s.page, backend));
@@ -258,6 +283,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   }
   if (s.page) p.shape += fmt::format("_paged{}", s.page);
   if (!launch.empty()) p.shape += "_" + launch;
+  if (s.fused) p.shape += "_fused";
   p.params = {{"model", s.model}, {"scenario", scenario_name(s.scenario)}, {"batch", s.batch},
               {"prompt", s.prompt}, {"context", s.context}, {"generate", s.generate},
               {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden},
@@ -265,6 +291,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   if (!launch.empty()) p.params["launch"] = launch;
   if (!prompt.empty()) p.params["prompt_tokens"] = std::vector<std::int32_t>(prompt.begin(), prompt.end());
   if (s.page) p.params["kv_cache_page"] = s.page;
+  if (s.fused) p.params["step"] = "fused: each RMSNorm in the next GEMV's prologue";
   // The tokens one timed iteration yields (a prefill's prompt, a decode step's batch, a
   // generation's output): the harness's joules per token divide by it.
   p.params["tokens_per_iteration"] = s.scenario == Scenario::prefill  ? s.batch * s.prompt
@@ -293,6 +320,7 @@ InferenceShape shape_of(const Problem& p) {
   s.generate = p.params.at("generate").get<std::int64_t>();
   s.launch = p.params.value("launch", "");
   s.page = p.params.value("kv_cache_page", std::int64_t{0});
+  s.fused = p.params.contains("step");
   return s;
 }
 

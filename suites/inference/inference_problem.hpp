@@ -33,11 +33,14 @@ struct InferenceShape {
   std::string launch;
   // A GPU's KV cache: 0 contiguous, 16 or 32 paged (positions a page).
   std::int64_t page = 0;
+  // A GPU's fused decode step (":fused"): each RMSNorm in the next GEMV's prologue (issue 42's
+  // first step); else a kernel a norm.
+  bool fused = false;
 };
 
 // MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, then on a GPU optionally
-// :eager or :graph (decode and generate) and :paged16 or :paged32, in either order; MODEL is
-// a shipped name or a config.json path. Throws InputError.
+// :eager or :graph (decode and generate), :paged16 or :paged32 and :fused, in any order;
+// MODEL is a shipped name or a config.json path. Throws InputError.
 InferenceShape parse_inference_shape(std::string_view text);
 
 // Bytes of one weight of the projections and LM head, and of one activation, cache or
@@ -53,8 +56,12 @@ Work inference_work(const ModelConfig& model, const InferenceShape& shape, Dtype
 // mlp_norm, gate_up, swiglu, down, final_norm, lm_head, sampling). `swiglu_in_gate_up`: the
 // decoder applies SwiGLU in the gate/up projection's epilogue, one stage "gate_up" with the
 // work of both and the activation written in the dtype instead of gate and up in fp32.
+// `norms_in_projections`: each RMSNorm runs in the next projection's prologue (the fused
+// step): attn_norm, mlp_norm and final_norm are part of qkv, gate_up and lm_head, which read
+// the fp32 residual instead of the normalised activation.
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& model, std::int64_t batch, std::int64_t start,
-                                                    std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up = false);
+                                                    std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up = false,
+                                                    bool norms_in_projections = false);
 // Positions one sequence of the scenario reaches: the prompt and the output, or a decode
 // point's context and the steps a repetition times.
 std::int64_t positions_needed(const InferenceShape& shape);

@@ -20,7 +20,7 @@ Family make_inference_family() {
   f.dtypes = {Dtype::fp32, Dtype::bf16, Dtype::fp8};  // the CPU runs fp32 and bf16
   f.shape_dtypes = {Dtype::bf16};
   f.shape_syntax = "MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, on a GPU then [:eager|:graph] (decode "
-                   "steps from a CUDA graph unless eager) [:paged16|:paged32] (MODEL: a shipped name or config.json)";
+                   "steps from a CUDA graph unless eager) [:paged16|:paged32] [:fused] (MODEL: a shipped name or config.json)";
   f.shape_points = [](std::string_view shape, Dtype dtype, const PlanContext& c) {
     return std::vector<Problem>{make_inference_problem(parse_inference_shape(shape), dtype, c.backend, c.prompt)};
   };
