@@ -7,15 +7,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <vector>
 
 #include "devices/cpu/ceiling_kernels.hpp"
 #include "devices/cpu/onednn_matmul.hpp"
+#include "harness/ceiling_trials.hpp"
 #include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
 #include "harness/statistics.hpp"
+#include "harness/system_state.hpp"
 
 namespace rooftop::cpu {
 namespace {
@@ -40,74 +44,84 @@ double best_time(int trials, F&& body) {
   return best;
 }
 
-std::optional<ComputeCeiling> measure_matrix_rate(Dtype type, const char* dtype, std::int64_t n,
-                                                  const CharacterizeOptions& o);
-
-ComputeCeiling measure_fma_peak(const CharacterizeOptions& o, std::ostream& log) {
-  const FmaKernel kernel = best_fma_kernel();
-  // Calibrate on one thread so that one trial takes about the target time.
+// The fp32 FMA kernel, calibrated on one thread so that one pass takes about the target time.
+struct FmaPeak {
+  FmaKernel kernel = best_fma_kernel();
   std::int64_t iterations = 1 << 20;
-  const double probe = best_time(1, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
-  const double target = o.quick ? 0.05 : 0.2;
-  iterations = std::max<std::int64_t>(1024, static_cast<std::int64_t>(static_cast<double>(iterations) * target / probe));
-  const int threads = omp_get_max_threads();
-  auto all_threads = [&] {
+  int threads = omp_get_max_threads();
+
+  explicit FmaPeak(const CharacterizeOptions& o) {
+    const double probe = best_time(1, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
+    const double target = o.quick ? 0.05 : 0.2;
+    iterations = std::max<std::int64_t>(1024, static_cast<std::int64_t>(static_cast<double>(iterations) * target / probe));
+  }
+  double all_threads_once() const {
+    const auto t0 = clock::now();
     float total = 0;
 #pragma omp parallel reduction(+ : total)
     total += run_fma_kernel(kernel, iterations, static_cast<float>(omp_get_thread_num()));
     g_sink = total;
-  };
-  all_threads();  // warm-up: wide-vector clock licences settle before timing
-  const double t = best_time(o.quick ? 5 : 9, all_threads);
-  const double flops = fma_kernel_flops(kernel, iterations) * threads / t;
+    return seconds_since(t0);
+  }
+  // One trial: a warm-up pass (wide-vector clock licences settle), then the best of a few.
+  double trial(const CharacterizeOptions& o) const {
+    all_threads_once();
+    double t = 1e300;
+    for (int i = 0; i < (o.quick ? 3 : 5); ++i) t = std::min(t, all_threads_once());
+    return fma_kernel_flops(kernel, iterations) * threads / t;
+  }
   // Every core should add its share; if not, something else is running on them.
-  const double one = best_time(3, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
-  const double single_flops = fma_kernel_flops(kernel, iterations) / one;
-  if (flops < kBusyMachineFraction * threads * single_flops)
-    fmt::print(log, "  WARNING: {} threads reach {:.0f}% of {} x one thread's rate: other work is using the cores, "
-               "so every ceiling of this profile will be too low. Re-run on an idle machine.\n",
-               threads, 100.0 * flops / (threads * single_flops), threads);
-  fmt::print(log, "  fp32 vector peak ({}, {} threads): {:.1f} GFLOP/s\n", kernel.unit, threads, flops / 1e9);
-  return {"fp32_vector_fma", "fp32", kernel.unit, flops};
-}
-
-// The best rate over a few square sizes, all compute-bound: one size alone under-reads the
-// peak (a smaller one may block better for the caches), as ERT takes the maximum.
-std::optional<ComputeCeiling> measure_matrix_peak(Dtype type, const char* dtype, const CharacterizeOptions& o,
-                                                  std::ostream& log) {
-  std::optional<ComputeCeiling> best;
-  for (std::int64_t n : {256, 512, 1024, 2048}) {
-    auto c = measure_matrix_rate(type, dtype, n, o);
-    if (!c) break;
-    if (!best || c->flops_per_s > best->flops_per_s) best = c;
+  void warn_if_shared(double flops, std::ostream& log) const {
+    const double one = best_time(3, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
+    const double single_flops = fma_kernel_flops(kernel, iterations) / one;
+    if (flops < kBusyMachineFraction * threads * single_flops)
+      fmt::print(log, "  WARNING: {} threads reach {:.0f}% of {} x one thread's rate: other work is using the cores; "
+                 "the rounds below keep each ceiling's best trial\n",
+                 threads, 100.0 * flops / (threads * single_flops), threads);
   }
-  if (best) fmt::print(log, "  {} matrix peak ({}): {:.1f} GFLOP/s\n", dtype, best->unit, best->flops_per_s / 1e9);
-  else fmt::print(log, "  {} matrix peak: none (oneDNN has no implementation on this CPU)\n", dtype);
-  return best;
-}
+};
 
-std::optional<ComputeCeiling> measure_matrix_rate(Dtype type, const char* dtype, std::int64_t n,
-                                                  const CharacterizeOptions& o) {
-  try {
-    OnednnMatmul mm(type, n, n, n);
-    if (type == Dtype::int8) {
-      fill_uniform_int8({static_cast<std::int8_t*>(mm.a()), static_cast<std::size_t>(n * n)}, 1, -64, 64);
-      fill_uniform_int8({static_cast<std::int8_t*>(mm.b()), static_cast<std::size_t>(n * n)}, 2, -64, 64);
-    } else if (type == Dtype::fp32) {
-      fill_uniform({static_cast<float*>(mm.a()), static_cast<std::size_t>(n * n)}, 1, -1, 1);
-      fill_uniform({static_cast<float*>(mm.b()), static_cast<std::size_t>(n * n)}, 2, -1, 1);
-    } else {
-      fill_uniform_bf16({static_cast<std::uint16_t*>(mm.a()), static_cast<std::size_t>(n * n)}, 1, -1, 1);
-      fill_uniform_bf16({static_cast<std::uint16_t*>(mm.b()), static_cast<std::size_t>(n * n)}, 2, -1, 1);
+// One dtype's matmuls at a few square sizes, all compute-bound: one size alone under-reads
+// the peak (a smaller one may block better for the caches), as ERT takes the maximum.
+struct MatrixPeak {
+  std::string dtype;
+  std::vector<std::unique_ptr<OnednnMatmul>> sizes;
+  std::vector<std::int64_t> n;
+  std::string unit;
+
+  MatrixPeak(Dtype type, const char* name) : dtype(name) {
+    for (std::int64_t s : {256, 512, 1024, 2048}) {
+      try {
+        auto mm = std::make_unique<OnednnMatmul>(type, s, s, s);
+        const auto count = static_cast<std::size_t>(s * s);
+        if (type == Dtype::int8) {
+          fill_uniform_int8({static_cast<std::int8_t*>(mm->a()), count}, 1, -64, 64);
+          fill_uniform_int8({static_cast<std::int8_t*>(mm->b()), count}, 2, -64, 64);
+        } else {
+          fill_uniform_bf16({static_cast<std::uint16_t*>(mm->a()), count}, 1, -1, 1);
+          fill_uniform_bf16({static_cast<std::uint16_t*>(mm->b()), count}, 2, -1, 1);
+        }
+        mm->pack_weights();
+        unit = mm->implementation();
+        sizes.push_back(std::move(mm));
+        n.push_back(s);
+      } catch (const PointSkipped&) {
+        break;
+      }
     }
-    mm.pack_weights();
-    mm.execute();  // warm-up
-    const double t = best_time(o.quick ? 5 : 9, [&] { mm.execute(); });
-    return ComputeCeiling{fmt::format("{}_matrix", dtype), dtype, mm.implementation(), 2.0 * n * n * n / t};
-  } catch (const PointSkipped&) {
-    return std::nullopt;
   }
-}
+  bool available() const { return !sizes.empty(); }
+  // One trial: the best rate over the sizes, each a warm-up then the best of a few runs.
+  double trial(const CharacterizeOptions& o) const {
+    double best = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      sizes[i]->execute();
+      const double t = best_time(o.quick ? 3 : 5, [&] { sizes[i]->execute(); });
+      best = std::max(best, 2.0 * static_cast<double>(n[i] * n[i] * n[i]) / t);
+    }
+    return best;
+  }
+};
 
 double measure_dispatch_latency(std::ostream& log) {
   OnednnMatmul mm(Dtype::fp32, 1, 1, 1);
@@ -150,7 +164,7 @@ double read_bandwidth(std::size_t per_thread_bytes, const CharacterizeOptions& o
       g_sink = total;
     };
     trial();  // warm-up: brings the block into the level under test
-    t = std::min(t, best_time(o.quick ? 3 : 5, trial));
+    t = std::min(t, best_time(o.quick ? 2 : 3, trial));  // a round is one trial of many
   }
   return static_cast<double>(per_thread * sizeof(float)) * passes * threads / t;
 }
@@ -174,36 +188,116 @@ std::vector<Level> memory_levels(const CpuInfo& info, int threads) {
   levels.push_back({"DRAM", std::max(4 * previous, 64.0 * (1 << 20) / threads), 1e300, 0});
   return levels;
 }
+
+bool wanted(const CharacterizeOptions& o, const std::string& name) {
+  return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
+}
 }  // namespace
 
 DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o, std::ostream& log) {
   auto p = new_profile("cpu", fingerprint(info), to_json(info), omp_get_max_threads());
   fmt::print(log, "characterizing {} ({} threads){}\n", info.model_name, p.threads, o.quick ? ", quick" : "");
+  TrialPlan plan = default_trial_plan(o.quick);
+  if (o.max_rounds > 0) plan.max_rounds = o.max_rounds;
+  std::vector<SystemReading> readings{read_system("before")};
 
-  p.measured.compute.push_back(measure_fma_peak(o, log));
-  if (auto c = measure_matrix_peak(Dtype::bf16, "bf16", o, log)) p.measured.compute.push_back(*c);
-  if (auto c = measure_matrix_peak(Dtype::int8, "int8", o, log)) p.measured.compute.push_back(*c);
-  p.measured.dispatch_latency_s = measure_dispatch_latency(log);
+  // The ceilings, each a trial function; a round takes one trial of every unsettled one.
+  std::vector<CeilingTrials> trials;
+  std::vector<std::function<double()>> measure;
+  std::vector<ComputeCeiling> compute;
+  const FmaPeak fma(o);
+  if (wanted(o, "fp32_vector_fma")) {
+    compute.push_back({"fp32_vector_fma", "fp32", fma.kernel.unit, 0});
+    trials.push_back({"fp32_vector_fma", {}, false});
+    measure.emplace_back([&] { return fma.trial(o); });
+  }
+  std::vector<std::unique_ptr<MatrixPeak>> matrices;
+  for (auto [type, name] : {std::pair{Dtype::bf16, "bf16"}, {Dtype::int8, "int8"}}) {
+    const auto ceiling = fmt::format("{}_matrix", name);
+    if (!wanted(o, ceiling)) continue;
+    auto m = std::make_unique<MatrixPeak>(type, name);
+    if (!m->available()) {
+      fmt::print(log, "  {} matrix peak: none (oneDNN has no implementation on this CPU)\n", name);
+      continue;
+    }
+    compute.push_back({ceiling, name, m->unit, 0});
+    trials.push_back({ceiling, {}, false});
+    measure.emplace_back([&o, mm = m.get()] { return mm->trial(o); });
+    matrices.push_back(std::move(m));
+  }
+  // The memory levels share one sweep a round, over the working sets inside the unsettled ones.
+  const auto all_levels = memory_levels(info, p.threads);
+  std::vector<double> working_sets;  // per thread
+  for (double ws = 8.0 * (1 << 10); ws <= std::max(all_levels.back().per_thread_low * 2, 8.0 * (1 << 10));
+       ws *= o.quick ? 4 : 2)
+    working_sets.push_back(ws);
+  std::vector<Level> levels;
+  for (const auto& l : all_levels) {
+    if (!wanted(o, l.name)) continue;
+    if (std::none_of(working_sets.begin(), working_sets.end(),
+                     [&](double ws) { return ws >= l.per_thread_low && ws <= l.per_thread_high; }))
+      fmt::print(log, "  {} read bandwidth: no sweep point inside the level\n", l.name);
+    else
+      levels.push_back(l);
+  }
+  const std::size_t first_level = trials.size();
+  for (const auto& l : levels) trials.push_back({l.name, {}, false});
+  std::map<double, double> sweep;  // per-thread working set -> best bandwidth over the rounds
+  auto sweep_round = [&] {
+    std::vector<double> best(levels.size(), 0);
+    for (const double ws : working_sets) {
+      bool inside_unsettled = false;
+      for (std::size_t i = 0; i < levels.size(); ++i)
+        inside_unsettled = inside_unsettled || (!trials[first_level + i].settled && ws >= levels[i].per_thread_low &&
+                                                ws <= levels[i].per_thread_high);
+      if (!inside_unsettled) continue;
+      const double bw = read_bandwidth(static_cast<std::size_t>(ws), o);
+      sweep[ws] = std::max(sweep[ws], bw);
+      for (std::size_t i = 0; i < levels.size(); ++i)
+        if (ws >= levels[i].per_thread_low && ws <= levels[i].per_thread_high) best[i] = std::max(best[i], bw);
+    }
+    for (std::size_t i = 0; i < levels.size(); ++i)
+      if (!trials[first_level + i].settled && best[i] > 0) trials[first_level + i].values.push_back(best[i]);
+  };
 
-  const auto levels = memory_levels(info, p.threads);
-  const double largest = std::max(levels.back().per_thread_low * 2, 8.0 * (1 << 10));
-  for (double ws = 8.0 * (1 << 10); ws <= largest; ws *= o.quick ? 4 : 2) {
-    const double bw = read_bandwidth(static_cast<std::size_t>(ws), o);
-    p.bandwidth_sweep.push_back({ws * p.threads, bw});
+  const auto t0 = clock::now();
+  int rounds = 0;
+  do {
+    ++rounds;
+    for (std::size_t i = 0; i < measure.size(); ++i)
+      if (!trials[i].settled) trials[i].values.push_back(measure[i]());
+    if (!levels.empty()) sweep_round();
+    if (rounds == 1 && !compute.empty() && compute.front().name == "fp32_vector_fma")
+      fma.warn_if_shared(trials.front().values.front(), log);
+    readings.push_back(read_system(fmt::format("characterize round {}", rounds)));
+    std::string line;
+    for (const auto& t : trials)
+      if (!t.values.empty()) line += fmt::format(" {} {:.3g}", t.name, t.values.back() / 1e9);
+    fmt::print(log, "  round {} (G/s):{}\n", rounds, line);
+  } while (another_round(trials, rounds, seconds_since(t0), plan));
+  const double elapsed = seconds_since(t0);
+
+  for (std::size_t i = 0; i < compute.size(); ++i) {
+    compute[i].flops_per_s = best_value(trials[i].values);
+    fmt::print(log, "  {} ({}): {:.1f} GFLOP/s, best two within {:.1f}%{}\n", compute[i].name, compute[i].unit,
+               compute[i].flops_per_s / 1e9, 100 * std::max(0.0, best_two_spread(trials[i].values)),
+               trials[i].settled ? "" : " (unsettled: the bound ended the rounds)");
+    p.measured.compute.push_back(compute[i]);
   }
-  for (const auto& level : levels) {
-    double best = 0;
-    for (const auto& s : p.bandwidth_sweep) {
-      const double per_thread = s.working_set_bytes / p.threads;
-      if (per_thread >= level.per_thread_low && per_thread <= level.per_thread_high) best = std::max(best, s.bytes_per_s);
-    }
-    if (best > 0) {
-      p.measured.bandwidth.push_back({level.name, best, level.capacity});
-      fmt::print(log, "  {} read bandwidth: {:.1f} GB/s\n", level.name, best / 1e9);
-    } else {
-      fmt::print(log, "  {} read bandwidth: no sweep point inside the level\n", level.name);
-    }
+  if (o.only.empty()) p.measured.dispatch_latency_s = measure_dispatch_latency(log);
+  for (const auto& [ws, bw] : sweep) p.bandwidth_sweep.push_back({ws * p.threads, bw});
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const auto& t = trials[first_level + i];
+    p.measured.bandwidth.push_back({levels[i].name, best_value(t.values), levels[i].capacity});
+    fmt::print(log, "  {} read bandwidth: {:.1f} GB/s, best two within {:.1f}%{}\n", levels[i].name,
+               best_value(t.values) / 1e9, 100 * std::max(0.0, best_two_spread(t.values)),
+               t.settled ? "" : " (unsettled: the bound ended the rounds)");
   }
+  p.trials = trials_to_json(trials, plan, rounds, elapsed);
+  readings.push_back(read_system("after"));
+  p.conditions = conditions_to_json(readings);
+  const auto verdict = assess(readings);
+  for (const auto& why : verdict.reasons) fmt::print(log, "  WARNING: busy host: {}\n", why);
   return p;
 }
 
