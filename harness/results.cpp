@@ -156,6 +156,8 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
                      {"percent_of_attainable", 100.0 * p->fraction_of_attainable},
                      {"bound", bound_name(p->bound)},
                      {"above_ceiling", p->above_ceiling},
+                     {"stream_level", p->stream_level},
+                     {"percent_of_stream_level", 100.0 * p->fraction_of_stream},
                      {"slow_generic_path", !r.generic_path.empty() && p->fraction_of_attainable < kSlowGenericPathFraction}};
   }
   if (const auto& w = d.power) {
