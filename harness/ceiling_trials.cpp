@@ -29,6 +29,9 @@ bool another_round(std::vector<CeilingTrials>& trials, int rounds_done, double e
   bool unsettled = false;
   for (auto& t : trials) {
     t.settled = best_two_agree(t.values, plan.tolerance);
+    for (const auto& outer : trials)
+      if (!t.at_least.empty() && outer.name == t.at_least && best_value(t.values) < best_value(outer.values))
+        t.settled = false;
     unsettled = unsettled || !t.settled;
   }
   return unsettled && rounds_done < plan.max_rounds && elapsed_s < plan.time_bound_s;

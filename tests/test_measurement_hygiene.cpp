@@ -77,7 +77,7 @@ TEST_CASE("a ceiling settles when its best two trials agree within the tolerance
   CHECK(best_value({50, 100, 90}) == 100);
 
   const TrialPlan plan{5, 30, 0.03};
-  std::vector<CeilingTrials> trials{{"fp32_vector_fma", {100, 99}, false}, {"DRAM", {30}, false}};
+  std::vector<CeilingTrials> trials{{"fp32_vector_fma", {100, 99}, false, ""}, {"DRAM", {30}, false, ""}};
   CHECK(another_round(trials, 1, 1.0, plan));  // DRAM has one trial
   CHECK(trials[0].settled);
   CHECK_FALSE(trials[1].settled);
@@ -87,10 +87,20 @@ TEST_CASE("a ceiling settles when its best two trials agree within the tolerance
   CHECK_FALSE(another_round(trials, 3, 3.0, plan));  // 40 and 39.5 agree: done
   CHECK(trials[1].settled);
 
-  std::vector<CeilingTrials> noisy{{"L3", {100, 50}, false}};
+  std::vector<CeilingTrials> noisy{{"L3", {100, 50}, false, ""}};
   CHECK_FALSE(another_round(noisy, 5, 1.0, plan));   // out of rounds
   CHECK_FALSE(another_round(noisy, 2, 31.0, plan));  // out of time
   CHECK(another_round(noisy, 2, 1.0, plan));
+
+  // Two disturbed L1 trials that agree, below the L2: not settled.
+  std::vector<CeilingTrials> levels{{"L1", {2.8, 2.8}, false, "L2"}, {"L2", {470, 469}, false, ""}};
+  CHECK(another_round(levels, 2, 1.0, plan));
+  CHECK_FALSE(levels[0].settled);
+  CHECK(levels[1].settled);
+  levels[0].values.push_back(960);
+  levels[0].values.push_back(955);
+  CHECK_FALSE(another_round(levels, 4, 2.0, plan));
+  CHECK(levels[0].settled);
 
   const auto j = trials_to_json(trials, plan, 3, 3.0);
   CHECK(j["ceilings"][1]["best"] == 40.0);
@@ -281,7 +291,7 @@ TEST_CASE("a profile keeps its trials and the host readings of its rounds", "[hy
   auto p = new_profile("cpu", "cpu-test", {{"model_name", "Test"}}, 2);
   p.measured = epyc();
   const TrialPlan plan;
-  p.trials = trials_to_json({{"L1", {900e9, 960e9}, false}}, plan, 2, 4.0);
+  p.trials = trials_to_json({{"L1", {900e9, 960e9}, false, ""}}, plan, 2, 4.0);
   p.conditions = conditions_to_json({reading("characterize round 1", 0.01)});
   const auto back = profile_from_json(profile_to_json(p), "test");
   CHECK(back.trials["ceilings"][0]["best"] == 960e9);

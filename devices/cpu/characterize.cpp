@@ -44,15 +44,33 @@ double best_time(int trials, F&& body) {
   return best;
 }
 
+// Best of short runs of `body` repeated for at least `min_s` seconds (and `min_runs` runs).
+// On a shared host the scheduler hands each CPU around in slices of a few milliseconds: a
+// run that ends within one slice while all our threads hold a CPU shows the machine's
+// rate, one that spans a slice given to another process shows half of it or less. (A 35 us
+// L1 pass timed three times read 2.8 GB/s of 960 beside a busy compiler: every pass waited
+// for a thread to be scheduled.)
+template <typename F>
+double best_time_over(double min_s, int min_runs, F&& body) {
+  double best = 1e300;
+  const auto start = clock::now();
+  for (int runs = 0; runs < min_runs || seconds_since(start) < min_s; ++runs) {
+    const auto t0 = clock::now();
+    body();
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
 // The fp32 FMA kernel, calibrated on one thread so that one pass takes about the target time.
 struct FmaPeak {
   FmaKernel kernel = best_fma_kernel();
   std::int64_t iterations = 1 << 20;
   int threads = omp_get_max_threads();
 
-  explicit FmaPeak(const CharacterizeOptions& o) {
+  FmaPeak() {
     const double probe = best_time(1, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
-    const double target = o.quick ? 0.05 : 0.2;
+    const double target = 0.002;  // a pass well inside one scheduler slice (see best_time_over)
     iterations = std::max<std::int64_t>(1024, static_cast<std::int64_t>(static_cast<double>(iterations) * target / probe));
   }
   double all_threads_once() const {
@@ -63,16 +81,16 @@ struct FmaPeak {
     g_sink = total;
     return seconds_since(t0);
   }
-  // One trial: a warm-up pass (wide-vector clock licences settle), then the best of a few.
+  // One trial: warm-up passes (wide-vector clock licences settle), then the best of short
+  // passes over a tenth of a second.
   double trial(const CharacterizeOptions& o) const {
-    all_threads_once();
-    double t = 1e300;
-    for (int i = 0; i < (o.quick ? 3 : 5); ++i) t = std::min(t, all_threads_once());
+    best_time_over(0.02, 1, [&] { all_threads_once(); });
+    const double t = best_time_over(o.quick ? 0.05 : 0.1, 5, [&] { all_threads_once(); });
     return fma_kernel_flops(kernel, iterations) * threads / t;
   }
   // Every core should add its share; if not, something else is running on them.
   void warn_if_shared(double flops, std::ostream& log) const {
-    const double one = best_time(3, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
+    const double one = best_time_over(0.05, 5, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
     const double single_flops = fma_kernel_flops(kernel, iterations) / one;
     if (flops < kBusyMachineFraction * threads * single_flops)
       fmt::print(log, "  WARNING: {} threads reach {:.0f}% of {} x one thread's rate: other work is using the cores; "
@@ -116,7 +134,7 @@ struct MatrixPeak {
     double best = 0;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       sizes[i]->execute();
-      const double t = best_time(o.quick ? 3 : 5, [&] { sizes[i]->execute(); });
+      const double t = best_time_over(o.quick ? 0.02 : 0.05, 3, [&] { sizes[i]->execute(); });
       best = std::max(best, 2.0 * static_cast<double>(n[i] * n[i] * n[i]) / t);
     }
     return best;
@@ -153,7 +171,8 @@ double read_bandwidth(std::size_t per_thread_bytes, const CharacterizeOptions& o
     for (std::size_t i = 0; i < per_thread; ++i) blocks[t].get()[i] = 1.0f + static_cast<float>(i & 7);
   }
   // Passes per trial so that each trial moves at least ~64 MiB (16 MiB quick) per thread.
-  const double min_bytes = o.quick ? 16.0 * (1 << 20) : 64.0 * (1 << 20);
+  // Short trials, repeated (best_time_over): at least a pass of the block, ~8 MiB a thread.
+  const double min_bytes = o.quick ? 4.0 * (1 << 20) : 8.0 * (1 << 20);
   const int passes = static_cast<int>(std::max(1.0, min_bytes / static_cast<double>(per_thread * sizeof(float))));
   double t = 1e300;
   for (bool prefetch : {false, true}) {
@@ -164,7 +183,7 @@ double read_bandwidth(std::size_t per_thread_bytes, const CharacterizeOptions& o
       g_sink = total;
     };
     trial();  // warm-up: brings the block into the level under test
-    t = std::min(t, best_time(o.quick ? 2 : 3, trial));  // a round is one trial of many
+    t = std::min(t, best_time_over(o.quick ? 0.01 : 0.025, 2, trial));  // a round is one trial of many
   }
   return static_cast<double>(per_thread * sizeof(float)) * passes * threads / t;
 }
@@ -205,10 +224,10 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
   std::vector<CeilingTrials> trials;
   std::vector<std::function<double()>> measure;
   std::vector<ComputeCeiling> compute;
-  const FmaPeak fma(o);
+  const FmaPeak fma;
   if (wanted(o, "fp32_vector_fma")) {
     compute.push_back({"fp32_vector_fma", "fp32", fma.kernel.unit, 0});
-    trials.push_back({"fp32_vector_fma", {}, false});
+    trials.push_back({"fp32_vector_fma", {}, false, ""});
     measure.emplace_back([&] { return fma.trial(o); });
   }
   std::vector<std::unique_ptr<MatrixPeak>> matrices;
@@ -221,7 +240,7 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
       continue;
     }
     compute.push_back({ceiling, name, m->unit, 0});
-    trials.push_back({ceiling, {}, false});
+    trials.push_back({ceiling, {}, false, ""});
     measure.emplace_back([&o, mm = m.get()] { return mm->trial(o); });
     matrices.push_back(std::move(m));
   }
@@ -241,7 +260,10 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
       levels.push_back(l);
   }
   const std::size_t first_level = trials.size();
-  for (const auto& l : levels) trials.push_back({l.name, {}, false});
+  // A level reads at least as fast as the next one out: a disturbed L1 whose two trials
+  // agreed at 2.8 GB/s (L2: 470) is not settled.
+  for (std::size_t i = 0; i < levels.size(); ++i)
+    trials.push_back({levels[i].name, {}, false, i + 1 < levels.size() ? levels[i + 1].name : ""});
   std::map<double, double> sweep;  // per-thread working set -> best bandwidth over the rounds
   auto sweep_round = [&] {
     std::vector<double> best(levels.size(), 0);
