@@ -28,7 +28,7 @@ bool best_two_agree(const std::vector<double>& values, double tolerance) {
 bool another_round(std::vector<CeilingTrials>& trials, int rounds_done, double elapsed_s, const TrialPlan& plan) {
   bool unsettled = false;
   for (auto& t : trials) {
-    t.settled = best_two_agree(t.values, plan.tolerance);
+    t.settled = best_two_agree(t.clean_values, plan.tolerance);
     for (const auto& outer : trials)
       if (!t.at_least.empty() && outer.name == t.at_least && best_value(t.values) < best_value(outer.values))
         t.settled = false;
@@ -50,6 +50,7 @@ nlohmann::ordered_json trials_to_json(const std::vector<CeilingTrials>& trials, 
     const double spread = best_two_spread(t.values);
     j["ceilings"].push_back({{"name", t.name},
                              {"values", t.values},
+                             {"clean_values", t.clean_values},
                              {"best", best_value(t.values)},
                              {"spread", spread >= 0 ? nlohmann::ordered_json(spread) : nlohmann::ordered_json(nullptr)},
                              {"settled", t.settled}});

@@ -12,7 +12,10 @@ namespace rooftop {
 struct CeilingTrials {
   std::string name;            // "fp32_vector_fma", "bf16_matrix", "L2", "DRAM"
   std::vector<double> values;  // each trial's rate, in the order taken
-  bool settled = false;        // its best two agree within the plan's tolerance
+  // The rates of the clean trials (all our threads held a CPU through the run that gave
+  // them): only these settle a ceiling, as two disturbed trials can agree.
+  std::vector<double> clean_values;
+  bool settled = false;        // its best two clean trials agree within the plan's tolerance
   std::string at_least;        // a ceiling this one cannot be below (the next memory level out); "" none
 };
 
@@ -29,8 +32,8 @@ double best_value(const std::vector<double>& values);  // 0 when empty
 double best_two_spread(const std::vector<double>& values);
 bool best_two_agree(const std::vector<double>& values, double tolerance);
 
-// After a round: marks the settled (best two agree, and the best is not below its
-// at_least ceiling's best); true when another round is due (some ceiling is
+// After a round: marks the settled (the best two clean trials agree, and the best of all
+// is not below its at_least ceiling's best); true when another round is due (some ceiling is
 // unsettled, rounds and time are left).
 bool another_round(std::vector<CeilingTrials>& trials, int rounds_done, double elapsed_s, const TrialPlan& plan);
 

@@ -50,14 +50,52 @@ double best_time(int trials, F&& body) {
 // rate, one that spans a slice given to another process shows half of it or less. (A 35 us
 // L1 pass timed three times read 2.8 GB/s of 960 beside a busy compiler: every pass waited
 // for a thread to be scheduled.)
+// A run is clean when our threads held a CPU for nearly all of it: their CPU time over the
+// run is at least this share of threads x its wall time. Two disturbed trials can
+// agree (a fp32 peak settled at 68 GFLOP/s of 535, every pass waiting for a thread to be
+// scheduled), so only clean trials settle a ceiling.
+constexpr double kCleanCpuShare = 0.8;
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// The CPU time of the OpenMP team that runs the kernels (oneDNN's too), each thread reading
+// its own clock: the process clock advances other threads' time only at scheduler ticks
+// (4 ms at HZ=250), too coarse for a 2 ms pass.
+double team_cpu_seconds(int threads) {
+  if (threads <= 1) return thread_cpu_seconds();
+  std::vector<double> cpu(static_cast<std::size_t>(threads), 0.0);
+#pragma omp parallel num_threads(threads)
+  cpu[static_cast<std::size_t>(omp_get_thread_num())] = thread_cpu_seconds();
+  double total = 0;
+  for (double c : cpu) total += c;
+  return total;
+}
+
+struct Timed {
+  double seconds = 1e300;  // the fastest run
+  bool clean = false;      // that run was clean
+};
+
+// One trial of a ceiling: its rate, and whether the run that gave it was clean.
+struct Trial {
+  double rate = 0;
+  bool clean = false;
+};
+
 template <typename F>
-double best_time_over(double min_s, int min_runs, F&& body) {
-  double best = 1e300;
+Timed best_time_over(double min_s, int min_runs, int threads, F&& body) {
+  Timed best;
   const auto start = clock::now();
   for (int runs = 0; runs < min_runs || seconds_since(start) < min_s; ++runs) {
+    const double cpu0 = team_cpu_seconds(threads);
     const auto t0 = clock::now();
     body();
-    best = std::min(best, seconds_since(t0));
+    const double wall = seconds_since(t0), cpu = team_cpu_seconds(threads) - cpu0;
+    if (wall < best.seconds) best = {wall, cpu >= kCleanCpuShare * threads * wall};
   }
   return best;
 }
@@ -71,7 +109,7 @@ struct FmaPeak {
   FmaPeak() {
     // The best of several probes: one that a busy host interrupts would size the passes so
     // small that waking the threads dominates them (130 GFLOP/s of 535, settled).
-    const double probe = best_time_over(0.02, 3, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
+    const double probe = best_time_over(0.02, 3, 1, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); }).seconds;
     const double target = 0.002;  // a pass well inside one scheduler slice (see best_time_over)
     iterations = std::max<std::int64_t>(1024, static_cast<std::int64_t>(static_cast<double>(iterations) * target / probe));
   }
@@ -85,14 +123,14 @@ struct FmaPeak {
   }
   // One trial: warm-up passes (wide-vector clock licences settle), then the best of short
   // passes over a tenth of a second.
-  double trial(const CharacterizeOptions& o) const {
-    best_time_over(0.02, 1, [&] { all_threads_once(); });
-    const double t = best_time_over(o.quick ? 0.05 : 0.1, 5, [&] { all_threads_once(); });
-    return fma_kernel_flops(kernel, iterations) * threads / t;
+  Trial trial(const CharacterizeOptions& o) const {
+    best_time_over(0.02, 1, threads, [&] { all_threads_once(); });
+    const auto t = best_time_over(o.quick ? 0.05 : 0.1, 5, threads, [&] { all_threads_once(); });
+    return {fma_kernel_flops(kernel, iterations) * threads / t.seconds, t.clean};
   }
   // Every core should add its share; if not, something else is running on them.
   void warn_if_shared(double flops, std::ostream& log) const {
-    const double one = best_time_over(0.05, 5, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); });
+    const double one = best_time_over(0.05, 5, 1, [&] { g_sink = run_fma_kernel(kernel, iterations, 1.0f); }).seconds;
     const double single_flops = fma_kernel_flops(kernel, iterations) / one;
     if (flops < kBusyMachineFraction * threads * single_flops)
       fmt::print(log, "  WARNING: {} threads reach {:.0f}% of {} x one thread's rate: other work is using the cores; "
@@ -132,12 +170,13 @@ struct MatrixPeak {
   }
   bool available() const { return !sizes.empty(); }
   // One trial: the best rate over the sizes, each a warm-up then the best of a few runs.
-  double trial(const CharacterizeOptions& o) const {
-    double best = 0;
+  Trial trial(const CharacterizeOptions& o) const {
+    Trial best;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       sizes[i]->execute();
-      const double t = best_time_over(o.quick ? 0.02 : 0.05, 3, [&] { sizes[i]->execute(); });
-      best = std::max(best, 2.0 * static_cast<double>(n[i] * n[i] * n[i]) / t);
+      const auto t = best_time_over(o.quick ? 0.02 : 0.05, 3, omp_get_max_threads(), [&] { sizes[i]->execute(); });
+      const double rate = 2.0 * static_cast<double>(n[i] * n[i] * n[i]) / t.seconds;
+      if (rate > best.rate) best = {rate, t.clean};
     }
     return best;
   }
@@ -162,7 +201,7 @@ struct FreeDeleter {
 
 // Read bandwidth of all threads, each over its own `per_thread_bytes` block: the better of
 // plain loads and loads with software prefetch.
-double read_bandwidth(std::size_t per_thread_bytes, const CharacterizeOptions& o) {
+Trial read_bandwidth(std::size_t per_thread_bytes, const CharacterizeOptions& o) {
   const int threads = omp_get_max_threads();
   const std::size_t per_thread = std::max<std::size_t>(256, per_thread_bytes / sizeof(float) / 256 * 256);
   std::vector<std::unique_ptr<float, FreeDeleter>> blocks(threads);
@@ -182,7 +221,7 @@ double read_bandwidth(std::size_t per_thread_bytes, const CharacterizeOptions& o
   const double min_bytes = o.quick ? 4.0 * (1 << 20) : 8.0 * (1 << 20);
   const int passes =
       chunks > 1 ? 1 : static_cast<int>(std::max(1.0, min_bytes / static_cast<double>(per_thread * sizeof(float))));
-  double t = 1e300;
+  Timed t;
   std::size_t next = 0;
   for (bool prefetch : {false, true}) {
     auto trial = [&] {
@@ -193,9 +232,10 @@ double read_bandwidth(std::size_t per_thread_bytes, const CharacterizeOptions& o
       g_sink = total;
     };
     for (std::size_t c = 0; c < chunks; ++c) trial();  // warm-up: brings the block into the level under test
-    t = std::min(t, best_time_over(o.quick ? 0.01 : 0.025, static_cast<int>(2 * chunks), trial));
+    const auto timed = best_time_over(o.quick ? 0.01 : 0.025, static_cast<int>(2 * chunks), threads, trial);
+    if (timed.seconds < t.seconds) t = timed;
   }
-  return static_cast<double>(chunk * sizeof(float)) * passes * threads / t;
+  return {static_cast<double>(chunk * sizeof(float)) * passes * threads / t.seconds, t.clean};
 }
 
 struct Level {
@@ -218,6 +258,11 @@ std::vector<Level> memory_levels(const CpuInfo& info, int threads) {
   return levels;
 }
 
+void add_trial(CeilingTrials& trials, const Trial& trial) {
+  trials.values.push_back(trial.rate);
+  if (trial.clean) trials.clean_values.push_back(trial.rate);
+}
+
 bool wanted(const CharacterizeOptions& o, const std::string& name) {
   return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
 }
@@ -232,12 +277,12 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
 
   // The ceilings, each a trial function; a round takes one trial of every unsettled one.
   std::vector<CeilingTrials> trials;
-  std::vector<std::function<double()>> measure;
+  std::vector<std::function<Trial()>> measure;
   std::vector<ComputeCeiling> compute;
   const FmaPeak fma;
   if (wanted(o, "fp32_vector_fma")) {
     compute.push_back({"fp32_vector_fma", "fp32", fma.kernel.unit, 0});
-    trials.push_back({"fp32_vector_fma", {}, false, ""});
+    trials.push_back({"fp32_vector_fma", {}, {}, false, ""});
     measure.emplace_back([&] { return fma.trial(o); });
   }
   std::vector<std::unique_ptr<MatrixPeak>> matrices;
@@ -250,7 +295,7 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
       continue;
     }
     compute.push_back({ceiling, name, m->unit, 0});
-    trials.push_back({ceiling, {}, false, ""});
+    trials.push_back({ceiling, {}, {}, false, ""});
     measure.emplace_back([&o, mm = m.get()] { return mm->trial(o); });
     matrices.push_back(std::move(m));
   }
@@ -273,23 +318,23 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
   // A level reads at least as fast as the next one out: a disturbed L1 whose two trials
   // agreed at 2.8 GB/s (L2: 470) is not settled.
   for (std::size_t i = 0; i < levels.size(); ++i)
-    trials.push_back({levels[i].name, {}, false, i + 1 < levels.size() ? levels[i + 1].name : ""});
+    trials.push_back({levels[i].name, {}, {}, false, i + 1 < levels.size() ? levels[i + 1].name : ""});
   std::map<double, double> sweep;  // per-thread working set -> best bandwidth over the rounds
   auto sweep_round = [&] {
-    std::vector<double> best(levels.size(), 0);
+    std::vector<Trial> best(levels.size());
     for (const double ws : working_sets) {
       bool inside_unsettled = false;
       for (std::size_t i = 0; i < levels.size(); ++i)
         inside_unsettled = inside_unsettled || (!trials[first_level + i].settled && ws >= levels[i].per_thread_low &&
                                                 ws <= levels[i].per_thread_high);
       if (!inside_unsettled) continue;
-      const double bw = read_bandwidth(static_cast<std::size_t>(ws), o);
-      sweep[ws] = std::max(sweep[ws], bw);
+      const auto bw = read_bandwidth(static_cast<std::size_t>(ws), o);
+      sweep[ws] = std::max(sweep[ws], bw.rate);
       for (std::size_t i = 0; i < levels.size(); ++i)
-        if (ws >= levels[i].per_thread_low && ws <= levels[i].per_thread_high) best[i] = std::max(best[i], bw);
+        if (ws >= levels[i].per_thread_low && ws <= levels[i].per_thread_high && bw.rate > best[i].rate) best[i] = bw;
     }
     for (std::size_t i = 0; i < levels.size(); ++i)
-      if (!trials[first_level + i].settled && best[i] > 0) trials[first_level + i].values.push_back(best[i]);
+      if (!trials[first_level + i].settled && best[i].rate > 0) add_trial(trials[first_level + i], best[i]);
   };
 
   const auto t0 = clock::now();
@@ -297,7 +342,7 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
   do {
     ++rounds;
     for (std::size_t i = 0; i < measure.size(); ++i)
-      if (!trials[i].settled) trials[i].values.push_back(measure[i]());
+      if (!trials[i].settled) add_trial(trials[i], measure[i]());
     if (!levels.empty()) sweep_round();
     if (rounds == 1 && !compute.empty() && compute.front().name == "fp32_vector_fma")
       fma.warn_if_shared(trials.front().values.front(), log);
