@@ -76,7 +76,7 @@ std::string table_of(const RunResults& run) {
 }
 }  // namespace
 
-TEST_CASE("a ceiling settles when its best two trials agree within the tolerance, or the bound stops the rounds",
+TEST_CASE("a ceiling settles when its best two clean trials agree within the tolerance, or the bound stops the rounds",
           "[hygiene]") {
   CHECK(best_two_spread({100}) < 0);  // one trial: nothing to agree with
   CHECK_FALSE(best_two_agree({100}, 0.03));
@@ -129,7 +129,7 @@ TEST_CASE("a ceiling settles when its best two trials agree within the tolerance
   CHECK(j["tolerance"] == 0.03);
 }
 
-TEST_CASE("contention: other processes' CPU share, steal and throttling make a host busy; load alone does not",
+TEST_CASE("contention: other processes' CPU share, steal and throttling make a host busy, load alone does not",
           "[hygiene]") {
   const auto quiet = assess({reading("before", 0.02), reading("after", 0.04)});
   CHECK_FALSE(quiet.busy);
@@ -281,7 +281,7 @@ TEST_CASE("fp32 GEMM advice names the faster matrix units of this machine, even 
   CHECK_THAT(alone.next_step, !Catch::Contains("units here"));
 }
 
-TEST_CASE("a busy host is flagged at the top of the table and the report; a quiet one is not; the machine is named",
+TEST_CASE("a busy host is flagged at the top of the table and the report, a quiet one is not, and the machine is named",
           "[hygiene]") {
   auto run = one_gemm(epyc(), Dtype::fp32, 2e9, 1e7, 0.02);
   run.meta.conditions = conditions_to_json({reading("before", 0.5), reading("after", 0.5)});
