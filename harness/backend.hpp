@@ -23,6 +23,10 @@ struct Link {
 
 struct CharacterizeOptions {
   bool quick = false;  // shorter measurements (tests); the full one is the default
+  // Measure only these ceilings (compute names or memory levels): a run re-measures the one
+  // a result exceeded. Empty: all. A backend may measure more than asked.
+  std::vector<std::string> only;
+  int max_rounds = 0;  // 0: the trial plan's (harness/ceiling_trials.hpp)
 };
 
 class Backend {

@@ -140,6 +140,8 @@ ojson profile_to_json(const DeviceProfile& p) {
   } else {
     j["datasheet"] = nullptr;
   }
+  if (!p.trials.is_null()) j["trials"] = p.trials;
+  if (!p.conditions.is_null()) j["conditions"] = p.conditions;
   return j;
 }
 
@@ -176,6 +178,9 @@ DeviceProfile profile_from_json(const json& j, const std::string& origin) {
     }
   }
   if (j.contains("datasheet") && !j["datasheet"].is_null()) p.datasheet = datasheet_from_json(j["datasheet"], origin, "datasheet.");
+  // Kept as written: what they record is for people, no ceiling is derived from them.
+  if (j.contains("trials")) p.trials = j["trials"];
+  if (j.contains("conditions")) p.conditions = j["conditions"];
   return p;
 }
 

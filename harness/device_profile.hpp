@@ -35,6 +35,10 @@ struct DeviceProfile {
   Ceilings measured;
   std::vector<SweepPoint> bandwidth_sweep;
   std::optional<Datasheet> datasheet;
+  // How the ceilings were measured (harness/ceiling_trials.hpp) and the host's readings
+  // between rounds (harness/system_state.hpp); null in profiles written before them.
+  nlohmann::ordered_json trials;
+  nlohmann::ordered_json conditions;
 };
 
 // A profile about to be measured: who, what, when and with which build.

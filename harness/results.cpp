@@ -156,6 +156,8 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
                      {"percent_of_attainable", 100.0 * p->fraction_of_attainable},
                      {"bound", bound_name(p->bound)},
                      {"above_ceiling", p->above_ceiling},
+                     {"stream_level", p->stream_level},
+                     {"percent_of_stream_level", 100.0 * p->fraction_of_stream},
                      {"slow_generic_path", !r.generic_path.empty() && p->fraction_of_attainable < kSlowGenericPathFraction}};
   }
   if (const auto& w = d.power) {
@@ -189,6 +191,7 @@ ojson results_to_json(const RunResults& run) {
     d["tdp_w"] = m.datasheet->tdp_w;
     j["ceilings"]["datasheet"] = std::move(d);
   }
+  if (!m.conditions.is_null()) j["conditions"] = m.conditions;
   j["results"] = ojson::array();
   const Ceilings* ceilings = m.ceilings ? &*m.ceilings : nullptr;
   for (const auto& r : run.results) j["results"].push_back(record_to_json(r, ceilings));
@@ -232,6 +235,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     // and the collectives their link (issue 20).
     m.datasheet = datasheet_from_json(ceilings["datasheet"], origin, "ceilings.datasheet.");
   }
+  if (j.contains("conditions") && j["conditions"].is_object()) m.conditions = j["conditions"];
   const auto& results = need(j, "results", origin, "");
   if (!results.is_array()) bad(origin, "results", "is not an array");
   std::set<std::string> names;

@@ -71,6 +71,9 @@ struct RunMetadata {
   std::string ceilings_source;       // the profile file, or why there are none
   std::optional<Datasheet> datasheet;
   bool complete = false;  // false while running and after an interrupt
+  // The host's readings before and after the run, its verdict (busy or not) and the ceilings
+  // re-measured because a result exceeded them (harness/system_state.hpp); null: not read.
+  nlohmann::ordered_json conditions;
 };
 
 struct RunResults {

@@ -43,6 +43,16 @@ const BandwidthCeiling* bandwidth_ceiling_for(const Ceilings& ceilings, double w
   return nullptr;
 }
 
+const BandwidthCeiling* streaming_level_for(const Ceilings& ceilings, double working_set_bytes) {
+  const BandwidthCeiling* last = nullptr;
+  for (const auto& b : ceilings.bandwidth) {
+    if (b.bytes_per_s <= 0) continue;
+    if (b.capacity_bytes <= 0 || working_set_bytes <= b.capacity_bytes) return &b;
+    last = &b;
+  }
+  return last;
+}
+
 std::optional<RooflinePlacement> place_on_roofline(const Ceilings& ceilings,
                                                    std::string_view dtype, const Work& work,
                                                    double seconds, bool cold) {
@@ -61,11 +71,15 @@ std::optional<RooflinePlacement> place_on_roofline(const Ceilings& ceilings,
   p.achieved_flops = work.flops / seconds;
   p.fraction_of_attainable = p.achieved_flops / p.attainable_flops;
   p.above_ceiling = p.fraction_of_attainable > kAboveCeilingTolerance;
+  const auto* stream = cold ? memory : streaming_level_for(ceilings, work.bytes);
+  p.stream_level = stream->level;
+  p.stream_bandwidth = stream->bytes_per_s;
+  p.fraction_of_stream = p.achieved_flops / attainable_flops(p.compute_peak, p.stream_bandwidth, ai);
   const double ideal_seconds = work.flops / p.attainable_flops;
   if (ceilings.dispatch_latency_s > 0 && ideal_seconds < kLatencyBoundFactor * ceilings.dispatch_latency_s)
     p.bound = Bound::latency;
   else
-    p.bound = ai < p.ridge_intensity ? Bound::memory : Bound::compute;
+    p.bound = ai < ridge_intensity(p.compute_peak, p.stream_bandwidth) ? Bound::memory : Bound::compute;
   return p;
 }
 

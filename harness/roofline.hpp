@@ -62,6 +62,10 @@ inline constexpr double kResidencyFactor = 2.0;
 // The closest memory level with capacity x kResidencyFactor >= the working set; the last
 // level when none; nullptr when there is none.
 const BandwidthCeiling* bandwidth_ceiling_for(const Ceilings& ceilings, double working_set_bytes);
+// The level the working set's bytes stream from: the closest whose capacity holds it whole
+// (no residency allowance); the last level when none. A set between one and two capacities
+// is bounded above by the closer level but streams, mostly, from the next.
+const BandwidthCeiling* streaming_level_for(const Ceilings& ceilings, double working_set_bytes);
 
 struct RooflinePlacement {
   std::string compute_ceiling;
@@ -74,6 +78,11 @@ struct RooflinePlacement {
   double fraction_of_attainable = 0;  // achieved / attainable
   Bound bound = Bound::compute;
   bool above_ceiling = false;  // achieved > 105% of attainable: the ceiling is wrong
+  // Where the bytes stream from (streaming_level_for): it decides the bound, so a GEMV over
+  // 1.9x the L3 is memory-bound on DRAM, not compute-bound under the L3's slope.
+  std::string stream_level;
+  double stream_bandwidth = 0;
+  double fraction_of_stream = 0;  // achieved / attainable at the stream level's bandwidth
 };
 
 inline constexpr double kAboveCeilingTolerance = 1.05;

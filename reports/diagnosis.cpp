@@ -22,15 +22,19 @@ int narrowness(const std::string& dtype) {
   return 0;  // fp32
 }
 
+struct FasterUnit {
+  std::string dtype;
+  double speedup = 0;  // its peak over the row's
+};
 // The next narrower dtype whose unit is markedly faster here: the smallest step down.
-std::optional<std::string> faster_unit(const std::string& dtype, double peak, const Ceilings* ceilings) {
-  std::optional<std::string> best;
+std::optional<FasterUnit> faster_unit(const std::string& dtype, double peak, const Ceilings* ceilings) {
+  std::optional<FasterUnit> best;
   int best_rank = 99;
-  if (!ceilings) return best;
+  if (!ceilings || !(peak > 0)) return best;
   for (const auto& c : ceilings->compute) {
     const int rank = narrowness(c.dtype);
     if (c.flops_per_s > 1.5 * peak && rank > narrowness(dtype) && rank < best_rank) {
-      best = c.dtype;
+      best = FasterUnit{c.dtype, c.flops_per_s / peak};
       best_rank = rank;
     }
   }
@@ -97,7 +101,7 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   if (!roof.is_object())
     return {"no ceiling for this dtype on this device: plotted without a roof",
             "run `rooftop characterize` on this machine so the result can be placed"};
-  const double pct = roof["percent_of_attainable"].get<double>();
+  double pct = roof["percent_of_attainable"].get<double>();
   const std::string bound = roof["bound"].get<std::string>();
   const std::string dtype = r.value("dtype", "");
   if (roof["above_ceiling"].get<bool>())
@@ -116,8 +120,17 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
     return {fmt::format("latency-bound: too small to fill the device ({:.0f}% of the roof)", pct),
             "larger batch or tiles, fuse small operations, or amortize dispatch"};
   if (bound == "memory") {
-    const std::string level = roof["memory_level"].get<std::string>();
-    const std::string finding = fmt::format("memory-bound at {:.0f}% of the {} bandwidth", pct, level);
+    // Judged against the level the bytes stream from; the closer level's roof, which a
+    // working set up to twice its size may partly hit, is said beside it.
+    const std::string roof_level = roof["memory_level"].get<std::string>();
+    const std::string level = roof.value("stream_level", roof_level);
+    std::string finding = fmt::format("memory-bound at {:.0f}% of the {} bandwidth", pct, level);
+    if (level != roof_level) {
+      finding = fmt::format("memory-bound, streaming from {} at {:.0f}% of its bandwidth ({:.0f}% of the {} roof: the "
+                            "working set is under twice the {})",
+                            level, roof["percent_of_stream_level"].get<double>(), pct, roof_level, roof_level);
+      pct = roof["percent_of_stream_level"].get<double>();
+    }
     if (pct < kFarFromRoof) return {finding, "far from the bandwidth roof: access pattern, blocking or prefetch; then autotune"};
     const std::string narrower = narrowness(dtype) >= 3   ? ""
                                  : narrowness(dtype) == 2 ? ", fp8 or int8 data"
@@ -127,10 +140,17 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   }
   const std::string finding =
       fmt::format("compute-bound at {:.0f}% of the {} peak", pct, roof["compute_ceiling"].get<std::string>());
-  if (pct < kFarFromRoof) return {finding, "far from the peak: larger tiles, better blocking, autotune the implementation"};
-  if (pct < kNearRoof) return {finding, "some way below the peak: tile shapes, pipelining depth, autotune"};
-  if (const auto unit = faster_unit(dtype, roof["compute_peak_flops_per_s"].get<double>(), ceilings))
-    return {finding, fmt::format("near this unit's roof: move to the {} matrix units if accuracy allows", *unit)};
+  // A faster unit on this machine is named whatever the share of this one's peak: tiles win
+  // percent, a narrower dtype's units win multiples.
+  const auto unit = faster_unit(dtype, roof["compute_peak_flops_per_s"].get<double>(), ceilings);
+  const std::string also = unit ? fmt::format("; the {} units here are {:.1f}x this peak, if accuracy allows",
+                                              unit->dtype, unit->speedup)
+                                : "";
+  if (pct < kFarFromRoof) return {finding, "far from the peak: larger tiles, better blocking, autotune the implementation" + also};
+  if (pct < kNearRoof) return {finding, "some way below the peak: tile shapes, pipelining depth, autotune" + also};
+  if (unit)
+    return {finding, fmt::format("near this unit's roof: move to the {} matrix units ({:.1f}x this peak) if accuracy "
+                                 "allows", unit->dtype, unit->speedup)};
   return {finding, "near the roof: little is left here but less work"};
 }
 

@@ -25,6 +25,7 @@
 #include "reports/gate_strip.hpp"
 #include "reports/gate_view.hpp"
 #include "reports/low_ceilings.hpp"
+#include "reports/run_conditions.hpp"
 #include "reports/machine_text.hpp"
 #include "reports/per_watt.hpp"
 #include "reports/ratio_text.hpp"
@@ -729,6 +730,24 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
                                         low.size(), low.size() == 1 ? " is" : "s are"));
     section.set("items", list_of(items));
     view.set("low_ceilings", section);
+  }
+  {  // A run on a busy host, or one that raised a ceiling, says so above everything else.
+    std::vector<data> items;
+    for (const auto& in : inputs) {
+      std::vector<std::string> lines = remeasured_lines(in.run.meta.conditions);
+      if (const auto busy = busy_host_warning(in.run.meta.conditions); !busy.empty()) lines.insert(lines.begin(), busy);
+      for (const auto& line : lines) {
+        data x;
+        x.set("origin", in.origin);
+        x.set("text", line);
+        items.push_back(x);
+      }
+    }
+    if (!items.empty()) {
+      data section;
+      section.set("items", list_of(items));
+      view.set("run_conditions", section);
+    }
   }
   const data worst = worst_section(inputs);
   if (!worst.is_empty_list()) view.set("has_worst", true);

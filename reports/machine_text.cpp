@@ -26,6 +26,14 @@ std::string machine_text(const nlohmann::ordered_json& device) {
     if (used > 0 && used != threads) c += fmt::format(" ({:.0f} used)", used);
     parts.push_back(c);
     if (const double sockets = number(p, "sockets"); sockets > 0) parts.push_back(plural(sockets, "socket", "sockets"));
+    // What this process may use: fewer CPUs than the machine has lower every roof.
+    if (const double available = number(p, "cpus_available"); available > 0 && threads > 0 && available < threads)
+      parts.push_back(fmt::format("{:.0f} of them available (affinity)", available));
+    if (const double quota = number(p, "cpu_quota"); quota > 0) parts.push_back(fmt::format("cgroup quota {:g} CPUs", quota));
+  }
+  if (p.contains("virtual_machine") && p["virtual_machine"].is_boolean() && p["virtual_machine"].get<bool>()) {
+    const auto hypervisor = text(p, "hypervisor");
+    parts.push_back(hypervisor.empty() ? "virtual machine" : "virtual machine (" + hypervisor + ")");
   }
   if (const double sms = number(p, "multiprocessors"); sms > 0) parts.push_back(fmt::format("{:.0f} SMs", sms));
   if (const double bytes = number(p, "memory_bytes"); bytes > 0) parts.push_back(fmt::format("{:.1f} GiB memory", bytes / (1 << 30)));

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "harness/units.hpp"
+#include "reports/machine_text.hpp"
 #include "reports/result_rows.hpp"
+#include "reports/run_conditions.hpp"
 #include "reports/run_scope.hpp"
 
 namespace rooftop::reports {
@@ -160,6 +162,12 @@ void print_header(std::ostream& out, const ojson& j, std::size_t budget) {
   const auto ceilings = fmt::format("{}: {}", j["ceilings"]["measured"].is_null() ? "no ceilings" : "ceilings",
                                     j["ceilings"]["source"].get<std::string>());
   fmt::print(out, "{}\n{}\n", elided(line, budget, Elide::middle), elided(ceilings, budget, Elide::middle));
+  if (const auto machine = machine_text(d); !machine.empty()) fmt::print(out, "{}\n", elided(machine, budget, Elide::end));
+  const auto& conditions = j.contains("conditions") ? j["conditions"] : ojson();
+  if (const auto busy = busy_host_warning(conditions); !busy.empty())
+    print_wrapped(out, "", busy, budget == std::string::npos ? kTerminalColumns : budget);
+  for (const auto& raised : remeasured_lines(conditions))
+    print_wrapped(out, "", "ceiling " + raised, budget == std::string::npos ? kTerminalColumns : budget);
 }
 
 void print_compact(std::ostream& out, const ojson& j) {

@@ -126,6 +126,7 @@ CpuInfo detect_cpu() {
   while (meminfo >> key >> kib >> unit)
     if (key == "MemTotal:") { info.memory_bytes = kib * 1024; break; }
   info.onednn_isa = onednn_isa_name();
+  info.limits = detect_host_limits();
   return info;
 }
 
@@ -160,7 +161,11 @@ nlohmann::ordered_json to_json(const CpuInfo& i) {
           {"isa", isa_names(i.isa)},
           {"onednn_isa", i.onednn_isa},
           {"caches", caches},
-          {"memory_bytes", i.memory_bytes}};
+          {"memory_bytes", i.memory_bytes},
+          {"cpus_available", i.limits.cpus_available},
+          {"cpu_quota", i.limits.cpu_quota > 0 ? nlohmann::ordered_json(i.limits.cpu_quota) : nlohmann::ordered_json(nullptr)},
+          {"virtual_machine", i.limits.virtual_machine},
+          {"hypervisor", i.limits.hypervisor.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(i.limits.hypervisor)}};
 }
 
 std::string fingerprint(const CpuInfo& i) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "devices/cpu/host_limits.hpp"
+
 namespace rooftop::cpu {
 
 struct CacheLevel {
@@ -31,6 +33,7 @@ struct CpuInfo {
   std::vector<CacheLevel> caches;  // data and unified caches, L1 first
   std::uint64_t memory_bytes = 0;
   std::string onednn_isa;  // the ISA oneDNN dispatches to here
+  HostLimits limits;       // affinity, cgroup quota, hypervisor: not in the fingerprint
 };
 
 CpuInfo detect_cpu();

@@ -1,0 +1,320 @@
+// Measurements on a shared machine (issue 39): the rules are tested with injected readings,
+// never with timings, so that these tests pass the same on a busy host and a quiet one.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "devices/cpu/host_limits.hpp"
+#include "harness/ceiling_trials.hpp"
+#include "harness/device_profile.hpp"
+#include "harness/results.hpp"
+#include "harness/roof_check.hpp"
+#include "harness/roofline.hpp"
+#include "harness/system_state.hpp"
+#include "reports/diagnosis.hpp"
+#include "reports/html_report.hpp"
+#include "reports/run_conditions.hpp"
+#include "reports/terminal_table.hpp"
+
+using namespace rooftop;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+SystemReading reading(const std::string& when, double others_busy, double steal = 0, long long throttles = 0,
+                      double load1 = 0.1) {
+  SystemReading r;
+  r.when = when;
+  r.cpus = 2;
+  r.load1 = load1;
+  r.runnable_others = 0;
+  r.others_busy = others_busy;
+  r.steal = steal;
+  r.window_s = 0.25;
+  r.throttle_events = throttles;
+  return r;
+}
+
+// A results file with one GEMM: `seconds` for `flops` over `bytes`, under `ceilings`.
+RunResults one_gemm(const Ceilings& ceilings, Dtype dtype, double flops, double bytes, double seconds) {
+  RunResults run;
+  run.meta.rooftop_version = "0.1.0";
+  run.meta.tier = "quick";
+  run.meta.backend = "cpu";
+  run.meta.fingerprint = "cpu-test";
+  run.meta.device = {{"model_name", "Test CPU"}, {"physical_cores", 2}, {"logical_cpus", 2}, {"sockets", 1},
+                     {"cpus_available", 2}, {"virtual_machine", true}, {"hypervisor", "KVM"}};
+  run.meta.ceilings = ceilings;
+  run.meta.ceilings_source = "test.json";
+  ResultRecord r;
+  r.problem = {"gemm", "cpu", dtype, "m16_n4096_k4096", {{"m", 16}, {"n", 4096}, {"k", 4096}}, {flops, bytes}, 0};
+  r.samples = {{seconds, 10, 0, 0, 0}};
+  run.results = {r};
+  return run;
+}
+
+Ceilings epyc() {  // a 2-vCPU EPYC VM's ceilings, rounded
+  return {{{"fp32_vector_fma", "fp32", "avx512_fma", 260e9}, {"bf16_matrix", "bf16", "brg", 1000e9},
+           {"int8_matrix", "int8", "brg", 2000e9}},
+          {{"L1", 960e9, 98304}, {"L2", 450e9, 2097152}, {"L3", 250e9, 33554432}, {"DRAM", 34e9, 0}},
+          0.3e-6,
+          {}};
+}
+
+// Trials whose runs were all clean (our threads on a CPU throughout).
+CeilingTrials clean(const std::string& name, const std::vector<double>& values, const std::string& at_least = "") {
+  return {name, values, values, false, at_least};
+}
+void add(CeilingTrials& t, double value) {
+  t.values.push_back(value);
+  t.clean_values.push_back(value);
+}
+
+std::string table_of(const RunResults& run) {
+  std::ostringstream out;
+  reports::print_terminal_table(out, results_to_json(run), false);
+  return out.str();
+}
+}  // namespace
+
+TEST_CASE("a ceiling settles when its best two clean trials agree within the tolerance, or the bound stops the rounds",
+          "[hygiene]") {
+  CHECK(best_two_spread({100}) < 0);  // one trial: nothing to agree with
+  CHECK_FALSE(best_two_agree({100}, 0.03));
+  CHECK(best_two_spread({50, 100, 98}) == Approx(0.02));  // the best two, not the first two
+  CHECK(best_two_agree({50, 100, 98}, 0.03));
+  CHECK_FALSE(best_two_agree({50, 100, 90}, 0.03));
+  CHECK(best_value({50, 100, 90}) == 100);
+
+  const TrialPlan plan{5, 30, 0.03};
+  std::vector<CeilingTrials> trials{clean("fp32_vector_fma", {100, 99}), clean("DRAM", {30})};
+  CHECK(another_round(trials, 1, 1.0, plan));  // DRAM has one trial
+  CHECK(trials[0].settled);
+  CHECK_FALSE(trials[1].settled);
+  add(trials[1], 40);  // a busy first trial, a quiet second: 25% apart
+  CHECK(another_round(trials, 2, 2.0, plan));
+  add(trials[1], 39.5);
+  CHECK_FALSE(another_round(trials, 3, 3.0, plan));  // 40 and 39.5 agree: done
+  CHECK(trials[1].settled);
+
+  std::vector<CeilingTrials> noisy{clean("L3", {100, 50})};
+  CHECK_FALSE(another_round(noisy, 5, 1.0, plan));   // out of rounds
+  CHECK_FALSE(another_round(noisy, 2, 31.0, plan));  // out of time
+  CHECK(another_round(noisy, 2, 1.0, plan));
+
+  // Two disturbed L1 trials that agree, below the L2: not settled.
+  std::vector<CeilingTrials> levels{clean("L1", {2.8, 2.8}, "L2"), clean("L2", {470, 469})};
+  CHECK(another_round(levels, 2, 1.0, plan));
+  CHECK_FALSE(levels[0].settled);
+  CHECK(levels[1].settled);
+  add(levels[0], 960);
+  add(levels[0], 955);
+  CHECK_FALSE(another_round(levels, 4, 2.0, plan));
+  CHECK(levels[0].settled);
+
+  // Disturbed trials (our threads off the CPU for part of the fastest run) that agree at an
+  // eighth of the peak: kept as values, but they settle nothing.
+  std::vector<CeilingTrials> disturbed{{"fp32_vector_fma", {68.2, 65.6}, {}, false, ""}};
+  CHECK(another_round(disturbed, 2, 1.0, plan));
+  CHECK_FALSE(disturbed[0].settled);
+  disturbed[0].values.push_back(530);
+  disturbed[0].clean_values.push_back(530);
+  disturbed[0].values.push_back(535);
+  disturbed[0].clean_values.push_back(535);
+  CHECK_FALSE(another_round(disturbed, 4, 2.0, plan));
+  CHECK(best_value(disturbed[0].values) == 535);
+
+  const auto j = trials_to_json(trials, plan, 3, 3.0);
+  CHECK(j["ceilings"][1]["best"] == 40.0);
+  CHECK(j["ceilings"][1]["spread"].get<double>() == Approx(0.0125));
+  CHECK(j["tolerance"] == 0.03);
+}
+
+TEST_CASE("contention: other processes' CPU share, steal and throttling make a host busy, load alone does not",
+          "[hygiene]") {
+  const auto quiet = assess({reading("before", 0.02), reading("after", 0.04)});
+  CHECK_FALSE(quiet.busy);
+  CHECK(quiet.reasons.empty());
+
+  // A busy loop on one of two CPUs: half of the CPU time.
+  const auto loop = assess({reading("before", 0.50), reading("after", 0.49)});
+  REQUIRE(loop.busy);
+  CHECK(loop.reasons.front() == "other processes used 50% of the 2 CPUs (before)");
+
+  const auto busy_after = assess({reading("before", 0.0), reading("after", 0.3)});
+  CHECK(busy_after.busy);
+  CHECK_THAT(busy_after.reasons.front(), Catch::EndsWith("(after)"));
+
+  const auto stolen = assess({reading("before", 0.0, 0.12), reading("after", 0.0, 0.01)});
+  REQUIRE(stolen.busy);
+  CHECK_THAT(stolen.reasons.front(), Catch::Contains("12%") && Catch::Contains("steal"));
+
+  const auto hot = assess({reading("before", 0.0, 0, 10), reading("after", 0.0, 0, 13)});
+  REQUIRE(hot.busy);
+  CHECK(hot.reasons.front() == "the CPUs were thermally throttled 3 times");
+
+  // The load average lags a minute behind: a note, not a verdict.
+  const auto lagging = assess({reading("before", 0.01, 0, 0, 3.5), reading("after", 0.02)});
+  CHECK_FALSE(lagging.busy);
+  CHECK_THAT(lagging.notes.front(), Catch::Contains("load average 3.50 on 2 CPUs"));
+
+  // Unknown fields (no /proc) judge nothing.
+  SystemReading unknown;
+  unknown.when = "before";
+  CHECK_FALSE(assess({unknown}).busy);
+  const auto j = conditions_to_json({unknown});
+  CHECK(j["readings"][0]["others_busy"].is_null());
+  CHECK(j["busy"] == false);
+}
+
+TEST_CASE("the /proc and cgroup readers parse the kernel's text", "[hygiene]") {
+  const std::string stat = "cpu  100 10 50 800 40 0 5 20 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\nprocs_running 3\nprocs_blocked 0\n";
+  const auto t = parse_cpu_times(stat);
+  CHECK(t.busy == 165);  // user nice system irq softirq
+  CHECK(t.idle == 840);  // idle iowait
+  CHECK(t.steal == 20);
+  CHECK(parse_procs_running(stat) == 3);
+  CHECK(parse_procs_running("cpu 1 2 3\n") == -1);
+  CHECK(parse_load1("0.52 0.58 0.59 1/467 12345\n") == Approx(0.52));
+  CHECK(parse_load1("") == -1);
+  CHECK(cpu::parse_cgroup_cpu_max("max 100000") == 0);
+  CHECK(cpu::parse_cgroup_cpu_max("150000 100000") == Approx(1.5));
+  CHECK(cpu::parse_cgroup_cpu_max("") == 0);
+  CHECK(cpu::parse_cgroup_v1_quota("-1", "100000") == 0);
+  CHECK(cpu::parse_cgroup_v1_quota("200000", "100000") == Approx(2));
+  CHECK(cpu::hypervisor_name(std::string("KVMKVMKVM\0\0\0", 12)) == "KVM");
+  CHECK(cpu::hypervisor_name("Microsoft Hv") == "Hyper-V");
+  CHECK(cpu::hypervisor_name("NewVisorXYZ!") == "NewVisorXYZ!");
+}
+
+TEST_CASE("a result above its roof triggers a re-measure of the roof it met, and the run keeps the higher value",
+          "[hygiene]") {
+  auto c = epyc();
+  c.compute[2].flops_per_s = 727e9;  // int8 measured low on a busy host
+  // 2 TOP/s on a compute-bound int8 GEMM: 275% of 727 GOP/s.
+  const double n = 1024, flops = 2 * n * n * n, bytes = 3 * n * n;
+  auto run = one_gemm(c, Dtype::int8, flops, bytes, flops / 2e12);
+  auto exceeded = exceeded_ceilings(results_to_json(run));
+  REQUIRE(exceeded.size() == 1);
+  CHECK(exceeded[0].ceiling == "int8_matrix");
+  CHECK(exceeded[0].compute);
+  CHECK(exceeded[0].percent == Approx(275).epsilon(0.01));
+  CHECK(exceeded[0].trigger == "gemm/cpu/int8/m16_n4096_k4096");
+
+  auto fresh = epyc();  // the re-measure finds 2 TOP/s
+  auto conditions = ojson::object();
+  conditions["remeasured"] = raise_ceilings(*run.meta.ceilings, exceeded, fresh);
+  CHECK(run.meta.ceilings->compute[2].flops_per_s == 2000e9);
+  CHECK(conditions["remeasured"][0]["old"] == 727e9);
+  CHECK(conditions["remeasured"][0]["raised"] == true);
+  CHECK(exceeded_ceilings(results_to_json(run)).empty());  // now at 100% of its roof
+  const auto lines = reports::remeasured_lines(conditions);
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines[0], Catch::StartsWith("int8_matrix raised 727.0 GFLOP/s -> 2.000 TFLOP/s") &&
+                           Catch::Contains("ran at 275% of it"));
+
+  // A re-measure that finds no more keeps the ceiling and says so.
+  auto low = epyc();
+  low.compute[2].flops_per_s = 700e9;
+  auto again = exceeded;
+  Ceilings kept = c;
+  const auto entries = raise_ceilings(kept, again, low);
+  CHECK(kept.compute[2].flops_per_s == 727e9);
+  CHECK(entries[0]["raised"] == false);
+
+  // A memory-bound result above its level's slope names the level, not the compute peak.
+  auto slow_dram = epyc();
+  slow_dram.bandwidth[3].bytes_per_s = 10e9;
+  const double gemv_bytes = 4096.0 * 14336 * 4;  // 235 MB: DRAM
+  auto gemv = one_gemm(slow_dram, Dtype::fp32, 2.0 * 4096 * 14336, gemv_bytes, gemv_bytes / 30e9);
+  exceeded = exceeded_ceilings(results_to_json(gemv));
+  REQUIRE(exceeded.size() == 1);
+  CHECK(exceeded[0].ceiling == "DRAM");
+  CHECK_FALSE(exceeded[0].compute);
+  // Under its roof: nothing to re-measure.
+  CHECK(exceeded_ceilings(results_to_json(one_gemm(epyc(), Dtype::fp32, flops, bytes, flops / 200e9))).empty());
+}
+
+TEST_CASE("a working set between one and two L3s streams from DRAM: memory-bound there, and the diagnosis says so",
+          "[hygiene]") {
+  const auto c = epyc();
+  // fp32 GEMV 1x4096x4096: 64 MiB of weights, twice the 32 MiB L3, 0.5 FLOP/byte.
+  const double bytes = 4096.0 * 4096 * 4, flops = 2.0 * 4096 * 4096;
+  const double seconds = bytes / 22e9;  // 22 GB/s: 65% of DRAM
+  const auto p = place_on_roofline(c, "fp32", {flops, bytes}, seconds);
+  REQUIRE(p);
+  CHECK(p->memory_level == "L3");  // the upper bound: part of the set may stay resident
+  CHECK(p->stream_level == "DRAM");
+  CHECK(p->bound == Bound::memory);
+  CHECK(p->fraction_of_stream == Approx(22.0 / 34).epsilon(0.01));
+  CHECK(streaming_level_for(c, 30e6)->level == "L3");
+  CHECK(streaming_level_for(c, 40e6)->level == "DRAM");
+
+  // A bf16 decode GEMM (m16, 4096x7168 weights: 59 MB, AI 16): under the L3's slope (ridge 4)
+  // it looked compute-bound at 35% and was told "larger tiles"; from DRAM (ridge 29) it is
+  // memory-bound at 65% of the DRAM bandwidth.
+  const double m16_bytes = 4096.0 * 7168 * 2, m16_flops = 2.0 * 16 * 4096 * 7168;
+  const auto decode = one_gemm(c, Dtype::bf16, m16_flops, m16_bytes, m16_bytes / 22e9);
+  const auto j = results_to_json(decode);
+  const auto& roof = j["results"][0]["roofline"];
+  CHECK(roof["stream_level"] == "DRAM");
+  CHECK(roof["bound"] == "memory");
+  const auto d = reports::diagnose(j["results"][0], &c);
+  CHECK_THAT(d.finding, Catch::StartsWith("memory-bound, streaming from DRAM at 65% of its bandwidth"));
+  CHECK_THAT(d.next_step, !Catch::Contains("tiles"));
+}
+
+TEST_CASE("fp32 GEMM advice names the faster matrix units of this machine, even below the roof", "[hygiene]") {
+  Ceilings h100{{{"fp32_fma", "fp32", "fma", 60e12}, {"tf32_matrix", "tf32", "tensor core", 380e12},
+                 {"bf16_matrix", "bf16", "tensor core", 760e12}},
+                {{"L2", 8e12, 50e6}, {"HBM", 3e12, 0}},
+                3e-6,
+                {}};
+  const double n = 8192, flops = 2 * n * n * n, bytes = 3 * n * n * 4;
+  const auto run = one_gemm(h100, Dtype::fp32, flops, bytes, flops / (0.78 * 60e12));
+  const auto j = results_to_json(run);
+  const auto d = reports::diagnose(j["results"][0], &h100);
+  CHECK_THAT(d.finding, Catch::StartsWith("compute-bound at 78%"));
+  CHECK_THAT(d.next_step, Catch::Contains("the tf32 units here are 6.3x this peak, if accuracy allows"));
+  // No faster unit: tiles only.
+  Ceilings plain{{{"fp32_fma", "fp32", "fma", 60e12}}, {{"HBM", 3e12, 0}}, 3e-6, {}};
+  const auto alone = reports::diagnose(results_to_json(one_gemm(plain, Dtype::fp32, flops, bytes, flops / (0.78 * 60e12)))["results"][0], &plain);
+  CHECK_THAT(alone.next_step, !Catch::Contains("units here"));
+}
+
+TEST_CASE("a busy host is flagged at the top of the table and the report, a quiet one is not, and the machine is named",
+          "[hygiene]") {
+  auto run = one_gemm(epyc(), Dtype::fp32, 2e9, 1e7, 0.02);
+  run.meta.conditions = conditions_to_json({reading("before", 0.5), reading("after", 0.5)});
+  const auto busy = table_of(run);
+  CHECK_THAT(busy, Catch::Contains("BUSY HOST: other processes used 50% of the 2 CPUs (before)"));
+  CHECK(busy.find("BUSY HOST") < busy.find("gemm/cpu"));  // above the table
+  CHECK_THAT(busy, Catch::Contains("2 cores / 2 threads, 1 socket, virtual machine (KVM)"));
+
+  reports::ReportOptions options;
+  options.templates = reports::default_templates_dir();
+  const auto html = reports::render_html_report({{"busy.json", run}}, options);
+  REQUIRE_THAT(html, Catch::Contains(R"(id="conditions-banner")"));
+  CHECK(html.find(R"(id="conditions-banner")") < html.find("<svg"));
+  CHECK_THAT(html, Catch::Contains("busy.json: BUSY HOST: other processes used 50%"));
+  CHECK_THAT(reports::render_markdown_report({{"busy.json", run}}, options), Catch::Contains("BUSY HOST"));
+
+  run.meta.conditions = conditions_to_json({reading("before", 0.02), reading("after", 0.03)});
+  CHECK_THAT(table_of(run), !Catch::Contains("BUSY HOST"));
+  CHECK_THAT(reports::render_html_report({{"quiet.json", run}}, options), !Catch::Contains(R"(id="conditions-banner")"));
+  // The readings survive the file.
+  const auto back = results_from_json(results_to_json(run), "test");
+  CHECK(back.meta.conditions["readings"][1]["others_busy"] == 0.03);
+  run.meta.conditions = nullptr;  // files written before the readings existed
+  CHECK_FALSE(results_to_json(run).contains("conditions"));
+}
+
+TEST_CASE("a profile keeps its trials and the host readings of its rounds", "[hygiene]") {
+  auto p = new_profile("cpu", "cpu-test", {{"model_name", "Test"}}, 2);
+  p.measured = epyc();
+  const TrialPlan plan;
+  p.trials = trials_to_json({clean("L1", {900e9, 960e9})}, plan, 2, 4.0);
+  p.conditions = conditions_to_json({reading("characterize round 1", 0.01)});
+  const auto back = profile_from_json(profile_to_json(p), "test");
+  CHECK(back.trials["ceilings"][0]["best"] == 960e9);
+  CHECK(back.conditions["readings"][0]["when"] == "characterize round 1");
+}
