@@ -100,9 +100,8 @@ data worst_section(const std::vector<ReportInput>& inputs) {
   std::vector<Placed> placed;
   for (std::size_t f = 0; f < inputs.size(); ++f) {
     const auto& run = inputs[f].run;
-    const Ceilings* c = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
     for (std::size_t k = 0; k < run.results.size(); ++k)
-      if (const auto d = derive(run.results[k], c); d.roofline)
+      if (const auto& d = derived_of(run.results[k]); d.roofline)
         placed.push_back({100.0 * d.roofline->fraction_of_attainable, run.results[k].problem.name(),
                           fmt::format("pt-{}-{}", f, k), device_display_name(run.meta.device)});  // the chart's point id
   }
@@ -160,11 +159,10 @@ std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages,
 std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std::vector<std::string>& stage_names) {
   std::vector<data> rows;
   for (const auto& in : inputs) {
-    const Ceilings* c = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
     for (const auto& r : in.run.results) {
       const auto& p = r.problem.params;
       if (!p.is_object() || !p.contains("scenario") || r.samples.empty()) continue;
-      const auto d = derive(r, c);
+      const auto& d = derived_of(r);
       data row;
       row.set("device", device_display_name(in.run.meta.device));
       row.set("name", r.problem.shape);
@@ -184,8 +182,8 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std:
                                  : "-");
       std::vector<std::pair<std::string, double>> stages;
       for (const auto& s : in.run.results)
-        if (s.problem.params.is_object() && s.problem.params.value("of", std::string()) == r.problem.name() && !s.samples.empty())
-          stages.emplace_back(s.problem.params["stage"].get<std::string>(), derive(s, c).summary->median);
+        if (s.measured.is_stage() && s.measured.of == r.problem.name() && !s.samples.empty())
+          stages.emplace_back(s.measured.stage, derived_of(s).summary->median);
       if (!stages.empty()) row.set("stages", stage_bar(stages, stage_names));
       rows.push_back(row);
     }
@@ -309,10 +307,9 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
   std::vector<std::string> order;
   std::map<std::string, std::map<std::string, std::string>> throttled;  // workload -> device -> its clock
   for (const auto& in : inputs) {
-    const Ceilings* run_ceilings = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
     const double top = top_clock_mhz(in.run);
     for (const auto& rec : in.run.results) {
-      const auto d = derive(rec, run_ceilings);
+      const auto& d = derived_of(rec);
       if (!d.throughput) continue;
       if (const double m = median_clock_mhz(rec); m > 0 && m < kThrottled * top)
         throttled[workload_key(rec)][in.run.meta.fingerprint] = fmt::format("{:.0f} of {:.0f} MHz", m, top);
@@ -580,10 +577,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       display_name = device_display_name(run.meta.device);
       source = run.meta.ceilings_source;
       machine = machine_text(run.meta.device);
-      const Ceilings* run_ceilings = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
       const double top_clock = top_clock_mhz(run);
       for (std::size_t k = 0; k < run.results.size(); ++k) {
-        const auto r = record_to_json(run.results[k], run_ceilings);
+        const auto r = record_to_json(run.results[k]);
         const std::string id = fmt::format("pt-{}-{}", f, k);
         const auto d = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr);
         const bool measured = r["throughput"].is_object();
