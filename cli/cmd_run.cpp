@@ -30,15 +30,12 @@
 namespace rooftop::cli {
 namespace {
 
-int count_failures(const nlohmann::ordered_json& j) {
-  int failures = 0;
-  for (const auto& r : j["results"]) {
-    const auto status = r["status"].get<std::string>();
-    if (status == "failed" || status == "error") ++failures;
-  }
-  return failures;
+int count_failures(const RunResults& run) {
+  return static_cast<int>(std::count_if(run.results.begin(), run.results.end(), [](const ResultRecord& r) {
+    return r.status == Status::failed || r.status == Status::error;
+  }));
 }
-int results_exit_code(const nlohmann::ordered_json& j) { return count_failures(j) ? kExitFailure : kExitOk; }
+int results_exit_code(const RunResults& run) { return count_failures(run) ? kExitFailure : kExitOk; }
 
 // A tuned tile that is not one of its point's candidates (a hand-edited, older or foreign
 // tuning file) would make the point skip and drop out of the run unnoticed: it runs its
@@ -168,24 +165,20 @@ int execute_run(RunFlags& f) {
 
   bool interrupted = false;
   const auto results = run_points(o, backend, std::move(meta), transport.get(), interrupted);
-  if (!writer) return results_exit_code(results_to_json(results));  // rank 0 prints and writes
-  const auto j = results_to_json(results);
-  reports::print_results(std::cout, f.format, j, f.wide);
+  if (!writer) return results_exit_code(results);  // rank 0 prints and writes
+  reports::print_results(std::cout, f.format, results, f.wide);
 
-  const int failures = count_failures(j);
-  for (const auto& r : j["results"]) {
-    if (r["roofline"].is_object() && r["roofline"]["above_ceiling"].get<bool>())
+  const int failures = count_failures(results);
+  for (const auto& r : results.results)
+    if (const auto& roof = derived_of(r).roofline; roof && roof->above_ceiling)
       fmt::print(stderr, "rooftop: WARNING: {} runs at {:.0f}% of its {} roof: the ceiling is wrong (measured low, "
                          "e.g. while the machine was busy); run `rooftop characterize --merge` to keep the best of both\n",
-                 r["name"].get<std::string>(),
-                 r["roofline"]["percent_of_attainable"].get<double>(), r["roofline"]["compute_ceiling"].get<std::string>());
-  }
-  for (const auto& r : j["results"])
-    if (r["roofline"].is_object() && r["roofline"].value("slow_generic_path", false))
+                 r.problem.name(), 100.0 * roof->fraction_of_attainable, roof->compute_ceiling);
+  for (const auto& r : results.results)
+    if (slow_generic_path(r))
       fmt::print(stderr, "rooftop: WARNING: {} ran a generic path at {:.0f}% of its roof ({}): the point measures "
                          "rooftop's fallback, not the machine\n",
-                 r["name"].get<std::string>(), r["roofline"]["percent_of_attainable"].get<double>(),
-                 r["generic_path"].get<std::string>());
+                 r.problem.name(), 100.0 * derived_of(r).roofline->fraction_of_attainable, r.generic_path);
   if (o.out) fmt::print(stderr, "rooftop: wrote {}\n", o.out->string());
   if (interrupted) {
     fmt::print(stderr, "rooftop: interrupted; kept the {} points that finished\n", results.results.size());

@@ -148,6 +148,11 @@ const Derived& derived_of(const ResultRecord& record) {
   return *record.derived;
 }
 
+bool slow_generic_path(const ResultRecord& r) {
+  const auto& roof = derived_of(r).roofline;
+  return !r.generic_path.empty() && roof && roof->fraction_of_attainable < kSlowGenericPathFraction;
+}
+
 std::string_view status_name(Status status) {
   switch (status) {
     case Status::ok: return "ok";
@@ -229,7 +234,7 @@ ojson record_to_json(const ResultRecord& r) {
                      {"percent_of_attainable", 100.0 * p->fraction_of_attainable},
                      {"bound", bound_name(p->bound)},
                      {"above_ceiling", p->above_ceiling},
-                     {"slow_generic_path", !r.generic_path.empty() && p->fraction_of_attainable < kSlowGenericPathFraction}};
+                     {"slow_generic_path", slow_generic_path(r)}};
   }
   if (const auto& w = d.power) {
     j["power"] = {{"board_w", w->board_w}, {"joules_per_iteration", w->joules_per_iteration},

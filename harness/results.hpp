@@ -114,6 +114,10 @@ const Derived& derived_of(const ResultRecord& record);
 // A record of `problem`, its declared facts read from its parameters.
 ResultRecord record_of(Problem problem);
 
+// A point that ran a generic path (ResultRecord::generic_path) below kSlowGenericPathFraction
+// of its roof: it measures rooftop's fallback, not the machine (results' roofline.slow_generic_path).
+bool slow_generic_path(const ResultRecord& record);
+
 // Every record must have been derived (derive_records): the writer computes nothing.
 nlohmann::ordered_json results_to_json(const RunResults& run);
 // Reads what results_to_json wrote; derived fields (summary, roofline) are recomputed from

@@ -63,11 +63,6 @@ std::string render(const std::string& text, const data& view, const std::string&
   return out;
 }
 
-std::string num(const ojson& j, const char* key, double scale, const char* format) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return "-";
-  return fmt::format(fmt::runtime(format), j[key].get<double>() * scale);
-}
-
 // The device as people call it, then its fingerprint.
 std::string device_name(const RunResults& run) {
   return run.meta.device.is_object() ? device_display_name(run.meta.device) + " (" + run.meta.fingerprint + ")"
@@ -579,78 +574,79 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       machine = machine_text(run.meta.device);
       const double top_clock = top_clock_mhz(run);
       for (std::size_t k = 0; k < run.results.size(); ++k) {
-        const auto r = record_to_json(run.results[k]);
+        const auto& r = run.results[k];
+        const auto& d = derived_of(r);
         const std::string id = fmt::format("pt-{}-{}", f, k);
-        const auto d = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr);
-        const bool measured = r["throughput"].is_object();
-        const bool collective = r["params"].contains("bus_factor");  // bandwidth against a link, not a roofline
-        if (measured && collective && r["throughput"].contains("bus_bytes_per_s")) {
-          const auto& t = r["throughput"];
-          const auto& p = r["params"];
-          ranks.insert(p["ranks"].get<int>());
+        const std::string dtype(dtype_name(r.problem.dtype));
+        const auto diagnosis = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr);
+        const bool measured = d.throughput.has_value();
+        // A collective is drawn as bandwidth against a link, not on a roofline.
+        const bool collective = r.declared.bus_factor > 0;
+        const auto* bus = measured && collective && d.throughput->bus_bytes_per_s ? &*d.throughput->bus_bytes_per_s : nullptr;
+        if (bus) {
+          const auto& t = *d.throughput;
+          const auto& shape = r.problem.params;  // the collective's own words: its name, size, ranks
+          ranks.insert(shape["ranks"].get<int>());
           bandwidth.push_back({id,
-                               fmt::format("{} {} {}", p["collective"].get<std::string>(), r["dtype"].get<std::string>(),
-                                           p["in_place"].get<bool>() ? "in place" : "oop"),
-                               p["size_bytes"].get<double>(), t["bus_bytes_per_s"].get<double>(), t.value("link", std::string()),
-                               t.value("link_bytes_per_s", 0.0),
-                               fmt::format("{} | {} ranks | busbw {}, algbw {}{}", r["name"].get<std::string>(),
-                                           p["ranks"].get<int>(), format_si(t["bus_bytes_per_s"].get<double>(), "B/s"),
-                                           format_si(t["bytes_per_s"].get<double>(), "B/s"),
-                                           t.contains("percent_of_link")
-                                               ? fmt::format(" | {:.1f}% of {}", t["percent_of_link"].get<double>(),
-                                                             t["link"].get<std::string>())
-                                               : "")});
-        } else if (measured && !collective && r["throughput"]["flops_per_s"].get<double>() > 0) {
+                               fmt::format("{} {} {}", shape["collective"].get<std::string>(), dtype,
+                                           shape["in_place"].get<bool>() ? "in place" : "oop"),
+                               shape["size_bytes"].get<double>(), *bus, t.link ? t.link->link : "", t.link ? t.link->link_bytes_per_s : 0,
+                               fmt::format("{} | {} ranks | busbw {}, algbw {}{}", r.problem.name(), shape["ranks"].get<int>(),
+                                           format_si(*bus, "B/s"), format_si(t.bytes_per_s, "B/s"),
+                                           t.link ? fmt::format(" | {:.1f}% of {}", t.link->percent, t.link->link) : "")});
+        } else if (measured && !collective && d.throughput->flops_per_s > 0) {
           // Work without FLOPs has no place on a FLOP roofline.
-          const double ai = r["work"]["arithmetic_intensity"].get<double>();
-          const double flops = r["throughput"]["flops_per_s"].get<double>();
-          points.push_back({id, ai, flops, r["family"].get<std::string>(), r["dtype"].get<std::string>(),
-                            fmt::format("{} | {} | {} | {} | {} | {}", r["name"].get<std::string>(),
-                                        r["implementation"].get<std::string>(), format_duration(r["summary"]["median_s"].get<double>()),
-                                        format_si(flops, rate_unit(r["dtype"].get<std::string>())), r["roofline"].is_object()
-                                                         ? fmt::format("{:.0f}% of attainable, {}-bound",
-                                                                       r["roofline"]["percent_of_attainable"].get<double>(),
-                                                                       r["roofline"]["bound"].get<std::string>())
-                                                         : "no roof", d.finding)});
-          if (!r["roofline"].is_object()) ++unplaced;
+          const double flops = d.throughput->flops_per_s;
+          points.push_back({id, r.problem.work.arithmetic_intensity(), flops, r.problem.family, dtype,
+                            fmt::format("{} | {} | {} | {} | {} | {}", r.problem.name(), r.implementation,
+                                        format_duration(d.summary->median), format_si(flops, rate_unit(dtype)),
+                                        d.roofline ? fmt::format("{:.0f}% of attainable, {}-bound",
+                                                                 100.0 * d.roofline->fraction_of_attainable,
+                                                                 bound_name(d.roofline->bound))
+                                                   : "no roof",
+                                        diagnosis.finding)});
+          if (!d.roofline) ++unplaced;
         }
         data row;
         row.set("id", id);
         row.set("index", std::to_string(row_index++));
         row.set("device", display_name);  // the fingerprint in its tooltip
         row.set("fingerprint", fp);
-        row.set("name", r["name"].get<std::string>());
-        row.set("family", r["family"].get<std::string>());
-        row.set("shape", r["shape"].get<std::string>());
-        row.set("dtype", r["dtype"].get<std::string>());
-        row.set("implementation", r["implementation"].get<std::string>());
+        row.set("name", r.problem.name());
+        row.set("family", r.problem.family);
+        row.set("shape", r.problem.shape);
+        row.set("dtype", dtype);
+        row.set("implementation", r.implementation);
         // Shown scaled with their units ("10.73 us", "15.65 TFLOP/s"); sorted on the raw value.
-        const auto scaled_cell = [&](const char* prefix, const ojson& j, const char* key, const auto& format) {
-          const bool has = j.is_object() && j.contains(key) && j[key].is_number();
-          row.set(std::string(prefix), has ? format(j[key].get<double>()) : std::string("-"));
-          row.set(std::string(prefix) + "_sort", has ? fmt::format("{:.9g}", j[key].get<double>()) : std::string("-1"));
+        const auto scaled_cell = [&](const char* prefix, std::optional<double> value, const auto& format) {
+          row.set(std::string(prefix), value ? format(*value) : std::string("-"));
+          row.set(std::string(prefix) + "_sort", value ? fmt::format("{:.9g}", *value) : std::string("-1"));
         };
-        scaled_cell("median", r["summary"], "median_s", [](double v) { return format_duration(v); });
-        scaled_cell("compute", r["throughput"], "flops_per_s",
-                    [&](double v) { return v > 0 ? format_si(v, rate_unit(r["dtype"].get<std::string>())) : std::string("-"); });
-        if (collective && measured && r["throughput"].contains("bus_bytes_per_s")) {
+        const auto from_throughput = [&](double Throughput::*field) {
+          return measured ? std::optional<double>((*d.throughput).*field) : std::nullopt;
+        };
+        scaled_cell("median", d.summary ? std::optional<double>(d.summary->median) : std::nullopt,
+                    [](double v) { return format_duration(v); });
+        scaled_cell("compute", from_throughput(&Throughput::flops_per_s),
+                    [&](double v) { return v > 0 ? format_si(v, rate_unit(dtype)) : std::string("-"); });
+        if (bus) {
           // A collective's bandwidth is its bus bandwidth (nccl-tests' busbw), held against its link.
-          scaled_cell("bandwidth", r["throughput"], "bus_bytes_per_s", [](double v) { return format_si(v, "B/s") + " bus"; });
+          scaled_cell("bandwidth", *bus, [](double v) { return format_si(v, "B/s") + " bus"; });
           row.set("ai", "-");
-          row.set("percent", num(r["throughput"], "percent_of_link", 1, "{:.1f}"));
+          row.set("percent", d.throughput->link ? fmt::format("{:.1f}", d.throughput->link->percent) : "-");
           row.set("bound", "link");
         } else {
-          scaled_cell("bandwidth", r["throughput"], "bytes_per_s", [](double v) { return format_si(v, "B/s"); });
-          const bool has_ai = r["work"].is_object() && r["work"].value("arithmetic_intensity", 0.0) > 0;
-          row.set("ai", has_ai ? format_si(r["work"]["arithmetic_intensity"].get<double>(), "") : std::string("-"));
-          row.set("percent", num(r["roofline"], "percent_of_attainable", 1, "{:.1f}"));
-          row.set("bound", r["roofline"].is_object() ? r["roofline"]["bound"].get<std::string>() : "-");
+          scaled_cell("bandwidth", from_throughput(&Throughput::bytes_per_s), [](double v) { return format_si(v, "B/s"); });
+          const double ai = r.problem.work.arithmetic_intensity();
+          row.set("ai", ai > 0 ? format_si(ai, "") : std::string("-"));
+          row.set("percent", d.roofline ? fmt::format("{:.1f}", 100.0 * d.roofline->fraction_of_attainable) : "-");
+          row.set("bound", d.roofline ? std::string(bound_name(d.roofline->bound)) : "-");
         }
-        row.set("status", r["status"].get<std::string>());
-        row.set("finding", d.finding);
-        row.set("next_step", d.next_step);
+        row.set("status", std::string(status_name(r.status)));
+        row.set("finding", diagnosis.finding);
+        row.set("next_step", diagnosis.next_step);
         if (measured) row.set("plotted", true);
-        if (const double m = median_clock_mhz(run.results[k]); m > 0 && m < kThrottled * top_clock)
+        if (const double m = median_clock_mhz(r); m > 0 && m < kThrottled * top_clock)
           row.set("throttled", fmt::format("{:.0f} of {:.0f} MHz", m, top_clock));
         rows.push_back(std::move(row));
         ++row_count;

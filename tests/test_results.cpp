@@ -298,7 +298,7 @@ TEST_CASE("a generic path below 20% of the roof is flagged; the same path near t
   const auto d = reports::diagnose(j["results"][0], nullptr);
   CHECK_THAT(d.finding, Catch::Contains("10% of its roof on a generic path: no fast decode kernel for head dim 80"));
   std::ostringstream table;
-  reports::print_terminal_table(table, j, false);
+  reports::print_terminal_table(table, run, false);
   CHECK_THAT(table.str(), Catch::Contains("ok GENERIC [1]") && Catch::Contains("rooftop's fallback, not the machine"));
 
   r.samples = {{0.025, 1, 0}, {0.025, 1, 0}, {0.025, 1, 0}};  // 40% of the roof: the generic path is said, not flagged
