@@ -227,7 +227,7 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                                              "the shape's prompt length must match. The greedy tokens and top logits go "
                                              "to the results' outputs");
   cmd->add_option("--format", flags->format, "What to print on stdout")
-      ->check(CLI::IsMember({"table", "json", "csv", "md"}))->capture_default_str();
+      ->check(CLI::IsMember(reports::output_format_names()))->capture_default_str();
   cmd->add_flag("--wide", flags->wide, "table: every column and the whole implementation text (lines may pass 120 "
                                       "columns)");
   cmd->add_option("--profile", flags->profile, "Device profile (default: this device's, if characterized)");

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "reports/result_rows.hpp"
 #include "reports/run_scope.hpp"
@@ -58,11 +62,30 @@ void print_markdown(std::ostream& out, const RunResults& run) {
   }
 }
 
+namespace {
+// Every format `run --format` takes, in the order its help lists them: a new one is a line here.
+struct OutputFormat {
+  const char* name;
+  void (*print)(std::ostream& out, const RunResults& run, bool wide);
+};
+constexpr OutputFormat kFormats[] = {
+    {"table", [](std::ostream& out, const RunResults& run, bool wide) { print_terminal_table(out, run, wide); }},
+    {"json", [](std::ostream& out, const RunResults& run, bool) { out << results_to_json(run).dump(2) << "\n"; }},
+    {"csv", [](std::ostream& out, const RunResults& run, bool) { print_csv(out, run); }},
+    {"md", [](std::ostream& out, const RunResults& run, bool) { print_markdown(out, run); }},
+};
+}  // namespace
+
+std::vector<std::string> output_format_names() {
+  std::vector<std::string> names;
+  for (const auto& f : kFormats) names.emplace_back(f.name);
+  return names;
+}
+
 void print_results(std::ostream& out, std::string_view format, const RunResults& run, bool wide) {
-  if (format == "json") out << results_to_json(run).dump(2) << "\n";
-  else if (format == "csv") print_csv(out, run);
-  else if (format == "md") print_markdown(out, run);
-  else print_terminal_table(out, run, wide);
+  for (const auto& f : kFormats)
+    if (format == f.name) return f.print(out, run, wide);
+  throw std::invalid_argument(fmt::format("output format '{}' is none of {}", format, fmt::join(output_format_names(), ", ")));
 }
 
 }  // namespace rooftop::reports
