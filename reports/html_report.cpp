@@ -535,6 +535,131 @@ data trend_section(const RunResults& run, const std::vector<HistorySeries>& hist
   return section;
 }
 
+// One device's charts, filled record by record: its roofline points, the collectives'
+// bandwidth against size (not a roofline) and the ranks they ran on.
+struct DeviceCharts {
+  std::set<int> ranks;
+  std::vector<ChartPoint> points;
+  std::vector<BandwidthPoint> bandwidth;
+  int unplaced = 0;  // measured, with FLOPs, but no roof for the dtype
+};
+
+// A record's row of the results table; its point goes on the device's chart.
+data record_row(const RunMetadata& meta, const ResultRecord& r, const std::string& id, int index,
+                const std::string& display_name, double top_clock, DeviceCharts& charts) {
+  const std::string& fp = meta.fingerprint;
+  const auto& d = derived_of(r);
+  const std::string dtype(dtype_name(r.problem.dtype));
+  const auto diagnosis = diagnose(r, meta.ceilings ? &*meta.ceilings : nullptr);
+  const bool measured = d.throughput.has_value();
+  // A collective is drawn as bandwidth against a link, not on a roofline.
+  const bool collective = r.declared.bus_factor > 0;
+  const auto* bus = measured && collective && d.throughput->bus_bytes_per_s ? &*d.throughput->bus_bytes_per_s : nullptr;
+  if (bus) {
+    const auto& t = *d.throughput;
+    const auto& shape = r.problem.params;  // the collective's own words: its name, size, ranks
+    charts.ranks.insert(shape["ranks"].get<int>());
+    charts.bandwidth.push_back({id,
+                                fmt::format("{} {} {}", shape["collective"].get<std::string>(), dtype,
+                                            shape["in_place"].get<bool>() ? "in place" : "oop"),
+                                shape["size_bytes"].get<double>(), *bus, t.link ? t.link->link : "", t.link ? t.link->link_bytes_per_s : 0,
+                                fmt::format("{} | {} ranks | busbw {}, algbw {}{}", r.problem.name(), shape["ranks"].get<int>(),
+                                            format_si(*bus, "B/s"), format_si(t.bytes_per_s, "B/s"),
+                                            t.link ? fmt::format(" | {:.1f}% of {}", t.link->percent, t.link->link) : "")});
+  } else if (measured && !collective && d.throughput->flops_per_s > 0) {
+    // Work without FLOPs has no place on a FLOP roofline.
+    const double flops = d.throughput->flops_per_s;
+    charts.points.push_back({id, r.problem.work.arithmetic_intensity(), flops, r.problem.family, dtype,
+                             fmt::format("{} | {} | {} | {} | {} | {}", r.problem.name(), r.implementation,
+                                         format_duration(d.summary->median), format_si(flops, rate_unit(dtype)),
+                                         d.roofline ? fmt::format("{:.0f}% of attainable, {}-bound",
+                                                                  100.0 * d.roofline->fraction_of_attainable,
+                                                                  bound_name(d.roofline->bound))
+                                                    : "no roof",
+                                         diagnosis.finding)});
+    if (!d.roofline) ++charts.unplaced;
+  }
+  data row;
+  row.set("id", id);
+  row.set("index", std::to_string(index));
+  row.set("device", display_name);  // the fingerprint in its tooltip
+  row.set("fingerprint", fp);
+  row.set("name", r.problem.name());
+  row.set("family", r.problem.family);
+  row.set("shape", r.problem.shape);
+  row.set("dtype", dtype);
+  row.set("implementation", r.implementation);
+  // Shown scaled with their units ("10.73 us", "15.65 TFLOP/s"); sorted on the raw value.
+  const auto scaled_cell = [&](const char* prefix, std::optional<double> value, const auto& format) {
+    row.set(std::string(prefix), value ? format(*value) : std::string("-"));
+    row.set(std::string(prefix) + "_sort", value ? fmt::format("{:.9g}", *value) : std::string("-1"));
+  };
+  const auto from_throughput = [&](double Throughput::*field) {
+    return measured ? std::optional<double>((*d.throughput).*field) : std::nullopt;
+  };
+  scaled_cell("median", d.summary ? std::optional<double>(d.summary->median) : std::nullopt,
+              [](double v) { return format_duration(v); });
+  scaled_cell("compute", from_throughput(&Throughput::flops_per_s),
+              [&](double v) { return v > 0 ? format_si(v, rate_unit(dtype)) : std::string("-"); });
+  if (bus) {
+    // A collective's bandwidth is its bus bandwidth (nccl-tests' busbw), held against its link.
+    scaled_cell("bandwidth", *bus, [](double v) { return format_si(v, "B/s") + " bus"; });
+    row.set("ai", "-");
+    row.set("percent", d.throughput->link ? fmt::format("{:.1f}", d.throughput->link->percent) : "-");
+    row.set("bound", "link");
+  } else {
+    scaled_cell("bandwidth", from_throughput(&Throughput::bytes_per_s), [](double v) { return format_si(v, "B/s"); });
+    const double ai = r.problem.work.arithmetic_intensity();
+    row.set("ai", ai > 0 ? format_si(ai, "") : std::string("-"));
+    row.set("percent", d.roofline ? fmt::format("{:.1f}", 100.0 * d.roofline->fraction_of_attainable) : "-");
+    row.set("bound", d.roofline ? std::string(bound_name(d.roofline->bound)) : "-");
+  }
+  row.set("status", std::string(status_name(r.status)));
+  row.set("finding", diagnosis.finding);
+  row.set("next_step", diagnosis.next_step);
+  if (measured) row.set("plotted", true);
+  if (const double m = median_clock_mhz(r); m > 0 && m < kThrottled * top_clock)
+    row.set("throttled", fmt::format("{:.0f} of {:.0f} MHz", m, top_clock));
+  return row;
+}
+
+// The device's ceilings as the report lists them: measured, then the datasheet's, then the
+// links its collectives crossed (their roof). A collectives-only device has no FLOP chart,
+// so no compute ceilings.
+std::vector<data> ceiling_rows(const Ceilings* ceilings, const Datasheet* datasheet, const DeviceCharts& charts) {
+  std::vector<data> rows;
+  const bool flops_charted = !charts.points.empty() || charts.bandwidth.empty();
+  for (const auto* c : {ceilings, datasheet ? &datasheet->ceilings : nullptr}) {
+    if (!c) continue;
+    const std::string kind = c == ceilings ? "measured" : "datasheet";
+    for (const auto& k : c->compute) {
+      if (!flops_charted) break;
+      data x;
+      x.set("kind", kind);
+      x.set("name", k.name + " (" + k.unit + ")");
+      x.set("value", format_si(k.flops_per_s, rate_unit(k.dtype)));
+      rows.push_back(x);
+    }
+    for (const auto& b : c->bandwidth) {
+      data x;
+      x.set("kind", kind);
+      x.set("name", b.level + " bandwidth");
+      x.set("value", format_si(b.bytes_per_s, "B/s"));
+      rows.push_back(x);
+    }
+  }
+  std::set<std::string> links;
+  for (const auto& b : charts.bandwidth)
+    if (!b.link.empty() && b.link_bytes_per_s > 0 && links.insert(b.link).second) {
+      data x;
+      x.set("kind", "link");
+      x.set("name", b.link);
+      x.set("value", format_si(b.link_bytes_per_s, "B/s"));
+      rows.push_back(x);
+    }
+  return rows;
+}
+
 data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
   data view;
   view.set("generated", utc_now_iso8601());
@@ -559,10 +684,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     const Ceilings* ceilings = nullptr;
     const Datasheet* datasheet = nullptr;
     std::string name, display_name, source, machine;
-    std::set<int> ranks;  // collectives: the ranks their results ran on
-    std::vector<ChartPoint> points;
-    std::vector<BandwidthPoint> bandwidth;  // collectives: bus bandwidth vs size, not a roofline
-    int unplaced = 0;
+    DeviceCharts charts;
+    const auto& [ranks, points, bandwidth, unplaced] = charts;
     for (std::size_t f = 0; f < inputs.size(); ++f) {
       const auto& run = inputs[f].run;
       if (run.meta.fingerprint != fp) continue;
@@ -574,81 +697,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       machine = machine_text(run.meta.device);
       const double top_clock = top_clock_mhz(run);
       for (std::size_t k = 0; k < run.results.size(); ++k) {
-        const auto& r = run.results[k];
-        const auto& d = derived_of(r);
-        const std::string id = fmt::format("pt-{}-{}", f, k);
-        const std::string dtype(dtype_name(r.problem.dtype));
-        const auto diagnosis = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr);
-        const bool measured = d.throughput.has_value();
-        // A collective is drawn as bandwidth against a link, not on a roofline.
-        const bool collective = r.declared.bus_factor > 0;
-        const auto* bus = measured && collective && d.throughput->bus_bytes_per_s ? &*d.throughput->bus_bytes_per_s : nullptr;
-        if (bus) {
-          const auto& t = *d.throughput;
-          const auto& shape = r.problem.params;  // the collective's own words: its name, size, ranks
-          ranks.insert(shape["ranks"].get<int>());
-          bandwidth.push_back({id,
-                               fmt::format("{} {} {}", shape["collective"].get<std::string>(), dtype,
-                                           shape["in_place"].get<bool>() ? "in place" : "oop"),
-                               shape["size_bytes"].get<double>(), *bus, t.link ? t.link->link : "", t.link ? t.link->link_bytes_per_s : 0,
-                               fmt::format("{} | {} ranks | busbw {}, algbw {}{}", r.problem.name(), shape["ranks"].get<int>(),
-                                           format_si(*bus, "B/s"), format_si(t.bytes_per_s, "B/s"),
-                                           t.link ? fmt::format(" | {:.1f}% of {}", t.link->percent, t.link->link) : "")});
-        } else if (measured && !collective && d.throughput->flops_per_s > 0) {
-          // Work without FLOPs has no place on a FLOP roofline.
-          const double flops = d.throughput->flops_per_s;
-          points.push_back({id, r.problem.work.arithmetic_intensity(), flops, r.problem.family, dtype,
-                            fmt::format("{} | {} | {} | {} | {} | {}", r.problem.name(), r.implementation,
-                                        format_duration(d.summary->median), format_si(flops, rate_unit(dtype)),
-                                        d.roofline ? fmt::format("{:.0f}% of attainable, {}-bound",
-                                                                 100.0 * d.roofline->fraction_of_attainable,
-                                                                 bound_name(d.roofline->bound))
-                                                   : "no roof",
-                                        diagnosis.finding)});
-          if (!d.roofline) ++unplaced;
-        }
-        data row;
-        row.set("id", id);
-        row.set("index", std::to_string(row_index++));
-        row.set("device", display_name);  // the fingerprint in its tooltip
-        row.set("fingerprint", fp);
-        row.set("name", r.problem.name());
-        row.set("family", r.problem.family);
-        row.set("shape", r.problem.shape);
-        row.set("dtype", dtype);
-        row.set("implementation", r.implementation);
-        // Shown scaled with their units ("10.73 us", "15.65 TFLOP/s"); sorted on the raw value.
-        const auto scaled_cell = [&](const char* prefix, std::optional<double> value, const auto& format) {
-          row.set(std::string(prefix), value ? format(*value) : std::string("-"));
-          row.set(std::string(prefix) + "_sort", value ? fmt::format("{:.9g}", *value) : std::string("-1"));
-        };
-        const auto from_throughput = [&](double Throughput::*field) {
-          return measured ? std::optional<double>((*d.throughput).*field) : std::nullopt;
-        };
-        scaled_cell("median", d.summary ? std::optional<double>(d.summary->median) : std::nullopt,
-                    [](double v) { return format_duration(v); });
-        scaled_cell("compute", from_throughput(&Throughput::flops_per_s),
-                    [&](double v) { return v > 0 ? format_si(v, rate_unit(dtype)) : std::string("-"); });
-        if (bus) {
-          // A collective's bandwidth is its bus bandwidth (nccl-tests' busbw), held against its link.
-          scaled_cell("bandwidth", *bus, [](double v) { return format_si(v, "B/s") + " bus"; });
-          row.set("ai", "-");
-          row.set("percent", d.throughput->link ? fmt::format("{:.1f}", d.throughput->link->percent) : "-");
-          row.set("bound", "link");
-        } else {
-          scaled_cell("bandwidth", from_throughput(&Throughput::bytes_per_s), [](double v) { return format_si(v, "B/s"); });
-          const double ai = r.problem.work.arithmetic_intensity();
-          row.set("ai", ai > 0 ? format_si(ai, "") : std::string("-"));
-          row.set("percent", d.roofline ? fmt::format("{:.1f}", 100.0 * d.roofline->fraction_of_attainable) : "-");
-          row.set("bound", d.roofline ? std::string(bound_name(d.roofline->bound)) : "-");
-        }
-        row.set("status", std::string(status_name(r.status)));
-        row.set("finding", diagnosis.finding);
-        row.set("next_step", diagnosis.next_step);
-        if (measured) row.set("plotted", true);
-        if (const double m = median_clock_mhz(r); m > 0 && m < kThrottled * top_clock)
-          row.set("throttled", fmt::format("{:.0f} of {:.0f} MHz", m, top_clock));
-        rows.push_back(std::move(row));
+        rows.push_back(record_row(run.meta, run.results[k], fmt::format("pt-{}-{}", f, k), row_index++, display_name,
+                                  top_clock, charts));
         ++row_count;
       }
     }
@@ -669,37 +719,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     if (!bandwidth.empty()) dev.set("bandwidth_svg", bandwidth_svg(bandwidth));
     if (!ceilings && !points.empty()) dev.set("no_ceilings", true);  // collectives draw their own roof
     if (unplaced) dev.set("unplaced", std::to_string(unplaced));
-    std::vector<data> ceiling_rows;
-    for (const auto* c : {ceilings, datasheet ? &datasheet->ceilings : nullptr}) {
-      if (!c) continue;
-      const std::string kind = c == ceilings ? "measured" : "datasheet";
-      const bool flops_charted = !points.empty() || bandwidth.empty();  // a collectives-only device has no FLOP chart
-      for (const auto& k : c->compute) {
-        if (!flops_charted) break;
-        data x;
-        x.set("kind", kind);
-        x.set("name", k.name + " (" + k.unit + ")");
-        x.set("value", format_si(k.flops_per_s, rate_unit(k.dtype)));
-        ceiling_rows.push_back(x);
-      }
-      for (const auto& b : c->bandwidth) {
-        data x;
-        x.set("kind", kind);
-        x.set("name", b.level + " bandwidth");
-        x.set("value", format_si(b.bytes_per_s, "B/s"));
-        ceiling_rows.push_back(x);
-      }
-    }
-    std::set<std::string> links;  // the links the collectives crossed, their roof
-    for (const auto& b : bandwidth)
-      if (!b.link.empty() && b.link_bytes_per_s > 0 && links.insert(b.link).second) {
-        data x;
-        x.set("kind", "link");
-        x.set("name", b.link);
-        x.set("value", format_si(b.link_bytes_per_s, "B/s"));
-        ceiling_rows.push_back(x);
-      }
-    dev.set("ceilings", list_of(ceiling_rows));
+    dev.set("ceilings", list_of(ceiling_rows(ceilings, datasheet, charts)));
     devices.push_back(dev);
   }
   view.set("devices", devices);
