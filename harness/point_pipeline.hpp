@@ -1,8 +1,8 @@
 #pragma once
 // One path for every point, whatever its measurement kind: a point is started (progress
 // line), its memory checked, set up and checked against the reference, measured by its
-// kind's loop (kernel_loop.cpp, lockstep_loop.cpp), then finished: its record kept, its
-// outcome printed and the results saved atomically.
+// kind's loop (kernel_loop.cpp, lockstep_loop.cpp, scenario_loop.cpp), then finished: its
+// record derived and kept, its outcome printed and the results saved atomically.
 #include <cstddef>
 #include <memory>
 #include <string>
