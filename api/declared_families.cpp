@@ -141,9 +141,10 @@ void check_declaration(const Benchmark& b) {
   if (std::find(built.begin(), built.end(), b.backend_name()) == built.end())
     throw InputError(fmt::format("{}: backend '{}' is not in this build of rooftop (built: {})", where, b.backend_name(),
                                  fmt::join(built, ", ")));
-  // Parameters the harness writes or reads in every point: an axis of that name would clash.
-  static const std::set<std::string> kReserved{"cache", "tile", "tile_source", "of", "stage", "link", "bus_factor",
-                                               "tokens_per_iteration", "kind", "ranks"};
+  // Parameters the harness writes or reads in every point (harness/results.cpp's
+  // MeasurementFacts and DeclaredFacts, the runner's tile): an axis of that name would clash.
+  static const std::set<std::string> kReserved{"cache", "tile", "tile_source", "of", "stage", "timing", "link",
+                                               "link_bytes_per_s", "bus_factor", "tokens_per_iteration", "kind", "ranks"};
   for (const auto& a : b.axes()) {
     if (a.name.empty() || a.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
       throw InputError(fmt::format("{}: axis '{}': name axes with lower-case letters and '_'", where, a.name));

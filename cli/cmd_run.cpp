@@ -34,15 +34,12 @@
 namespace rooftop::cli {
 namespace {
 
-int count_failures(const nlohmann::ordered_json& j) {
-  int failures = 0;
-  for (const auto& r : j["results"]) {
-    const auto status = r["status"].get<std::string>();
-    if (status == "failed" || status == "error") ++failures;
-  }
-  return failures;
+int count_failures(const RunResults& run) {
+  return static_cast<int>(std::count_if(run.results.begin(), run.results.end(), [](const ResultRecord& r) {
+    return r.status == Status::failed || r.status == Status::error;
+  }));
 }
-int results_exit_code(const nlohmann::ordered_json& j) { return count_failures(j) ? kExitFailure : kExitOk; }
+int results_exit_code(const RunResults& run) { return count_failures(run) ? kExitFailure : kExitOk; }
 
 // A tuned tile that is not one of its point's candidates (a hand-edited, older or foreign
 // tuning file) would make the point skip and drop out of the run unnoticed: it runs its
@@ -101,6 +98,7 @@ void remeasure_exceeded_ceilings(const Backend& backend, RunResults& results, nl
   std::ostringstream log;  // the rounds' detail: the summary lines below say what changed
   const auto fresh = backend.characterize(options, log);
   conditions["remeasured"] = raise_ceilings(*results.meta.ceilings, exceeded, fresh.measured);
+  derive_records(results);  // every placement against the raised ceilings
   for (const auto& line : reports::remeasured_lines(conditions)) fmt::print(stderr, "rooftop: ceiling {}\n", line);
 }
 
@@ -196,29 +194,25 @@ int execute_run(RunFlags& f) {
   }
   bool interrupted = false;
   auto results = run_points(o, backend, std::move(meta), transport.get(), interrupted);
-  if (!writer) return results_exit_code(results_to_json(results));  // rank 0 prints and writes
+  if (!writer) return results_exit_code(results);  // rank 0 prints and writes
   readings.push_back(read_system("after"));
   auto conditions = conditions_to_json(readings);
   remeasure_exceeded_ceilings(backend, results, conditions, !transport && !interrupted);
   results.meta.conditions = std::move(conditions);
   if (o.out && !is_stream_output(*o.out)) save_results(*o.out, results);  // a pipe had its one document
-  const auto j = results_to_json(results);
-  reports::print_results(std::cout, f.format, j, f.wide);
+  reports::print_results(std::cout, f.format, results, f.wide);
 
-  const int failures = count_failures(j);
-  for (const auto& r : j["results"]) {
-    if (r["roofline"].is_object() && r["roofline"]["above_ceiling"].get<bool>())
+  const int failures = count_failures(results);
+  for (const auto& r : results.results)
+    if (const auto& roof = derived_of(r).roofline; roof && roof->above_ceiling)
       fmt::print(stderr, "rooftop: WARNING: {} runs at {:.0f}% of its roof ({} / {}): the ceiling is still measured low; "
                          "run `rooftop characterize --merge` on an idle machine to keep the best of both\n",
-                 r["name"].get<std::string>(), r["roofline"]["percent_of_attainable"].get<double>(),
-                 r["roofline"]["compute_ceiling"].get<std::string>(), r["roofline"]["memory_level"].get<std::string>());
-  }
-  for (const auto& r : j["results"])
-    if (r["roofline"].is_object() && r["roofline"].value("slow_generic_path", false))
+                 r.problem.name(), 100.0 * roof->fraction_of_attainable, roof->compute_ceiling, roof->memory_level);
+  for (const auto& r : results.results)
+    if (slow_generic_path(r))
       fmt::print(stderr, "rooftop: WARNING: {} ran a generic path at {:.0f}% of its roof ({}): the point measures "
                          "rooftop's fallback, not the machine\n",
-                 r["name"].get<std::string>(), r["roofline"]["percent_of_attainable"].get<double>(),
-                 r["generic_path"].get<std::string>());
+                 r.problem.name(), 100.0 * derived_of(r).roofline->fraction_of_attainable, r.generic_path);
   if (o.out) fmt::print(stderr, "rooftop: wrote {}\n", o.out->string());
   if (interrupted) {
     fmt::print(stderr, "rooftop: interrupted; kept the {} points that finished\n", results.results.size());
@@ -267,7 +261,7 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                                              "the shape's prompt length must match. The greedy tokens and top logits go "
                                              "to the results' outputs");
   cmd->add_option("--format", flags->format, "What to print on stdout")
-      ->check(CLI::IsMember({"table", "json", "csv", "md"}))->capture_default_str();
+      ->check(CLI::IsMember(reports::output_format_names()))->capture_default_str();
   cmd->add_flag("--wide", flags->wide, "table: every column and the whole implementation text (lines may pass 120 "
                                       "columns)");
   cmd->add_option("--profile", flags->profile, "Device profile (default: this device's, if characterized)");

@@ -128,6 +128,7 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
       kept_medians[name] = values;
     }
     run_medians = kept_medians;
+    derive_records(results);  // the pooled samples' summary, not the run's alone
     auto j = results_to_json(results);
     j["baseline"] = {{"promoted_from", origin}, {"promoted_at", utc_now_iso8601()}, {"runs", runs},
                      {"run_medians_s", run_medians}};

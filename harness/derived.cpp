@@ -8,23 +8,17 @@ namespace rooftop {
 
 Derived derive(const ResultRecord& r, const Ceilings* ceilings) {
   Derived d;
-  const auto& params = r.problem.params;
-  d.cold = params.is_object() && params.value("cache", std::string()).starts_with("cold");
+  d.cold = r.measured.cache.starts_with("cold");
   if (r.samples.empty()) return d;
   d.summary = summarize(r.seconds());
   const double median = d.summary->median;
   const auto& work = r.problem.work;
   Throughput t{work.flops / median, work.bytes / median, {}, {}};
-  // Collectives declare a bus factor, and the link the harness drew it against.
-  if (params.is_object() && params.contains("bus_factor")) {
-    const double bus = t.bytes_per_s * params["bus_factor"].get<double>();
-    if (bus > 0) {
-      t.bus_bytes_per_s = bus;
-      if (params.contains("link_bytes_per_s")) {
-        const double link = params["link_bytes_per_s"].get<double>();
-        t.link = LinkShare{params.value("link", std::string()), link, 100.0 * bus / link};
-      }
-    }
+  // Collectives declare a bus factor, and the harness records the link it drew them against.
+  if (const double bus = t.bytes_per_s * r.declared.bus_factor; bus > 0) {
+    t.bus_bytes_per_s = bus;
+    if (r.measured.link_bytes_per_s > 0)
+      t.link = LinkShare{r.measured.link, r.measured.link_bytes_per_s, 100.0 * bus / r.measured.link_bytes_per_s};
   }
   d.throughput = t;
   double joules = 0, wall = 0;
@@ -37,8 +31,7 @@ Derived derive(const ResultRecord& r, const Ceilings* ceilings) {
     p.board_w = joules / wall;
     p.joules_per_iteration = p.board_w * median;
     p.flops_per_watt = t.flops_per_s / p.board_w;
-    if (params.is_object() && params.value("tokens_per_iteration", 0.0) > 0)
-      p.joules_per_token = p.joules_per_iteration / params["tokens_per_iteration"].get<double>();
+    if (r.declared.tokens_per_iteration > 0) p.joules_per_token = p.joules_per_iteration / r.declared.tokens_per_iteration;
     d.power = p;
   }
   if (ceilings) d.roofline = place_on_roofline(*ceilings, dtype_name(r.problem.dtype), work, median, d.cold);

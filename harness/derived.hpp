@@ -1,6 +1,7 @@
 #pragma once
 // The numbers derived from a result and the device's ceilings, computed once, here: the
-// JSON writer, the printers, the gate and the report read them, none recomputes them.
+// JSON writer, the printers and the report read them from the record (ResultRecord::derived,
+// computed once by derive_record), none recomputes them.
 #include <optional>
 #include <string>
 

@@ -39,6 +39,7 @@ RunResults resampled(const RunResults& run, std::uint64_t& state, double scale) 
       const double x = centre + (std::log(s.seconds_per_iteration) - centre + h * gaussian()) * shrink;
       s.seconds_per_iteration = scale * std::exp(x);
     }
+    derive_record(copy, run.meta.ceilings ? &*run.meta.ceilings : nullptr);  // its own samples' numbers
     out.results.push_back(std::move(copy));
   }
   return out;

@@ -49,7 +49,7 @@ void measure(KernelLoop& loop, std::size_t i, benchmark::State& state) {
   }
   if (!pipe.prepared(i)) {
     if (loop.timer)
-      pipe.problem(i).params["cache"] = times_cold(loop, pipe.problem(i)) ? "cold (flushed before each launch)" : "warm";
+      pipe.measured(i).cache = times_cold(loop, pipe.problem(i)) ? "cold (flushed before each launch)" : "warm";
     pipe.prepare(i, SetupContext{derive_seed(loop.options->seed, pipe.problem(i).name())});
   }
   if (pipe.record(i).status != Status::ok) {

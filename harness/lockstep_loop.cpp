@@ -53,8 +53,8 @@ void run_lockstep_loop(const RunOptions& o, PointPipeline& pipe, Transport& t) {
                                                    meta.datasheet ? &*meta.datasheet : nullptr);
   if (link)
     for (std::size_t i = 0; i < pipe.size(); ++i) {
-      pipe.problem(i).params["link"] = link->name;
-      pipe.problem(i).params["link_bytes_per_s"] = link->bytes_per_s;
+      pipe.measured(i).link = link->name;
+      pipe.measured(i).link_bytes_per_s = link->bytes_per_s;
     }
 
   pipe.start();

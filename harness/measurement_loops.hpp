@@ -1,6 +1,6 @@
 #pragma once
-// The loops that measure a run's points, one per measurement kind; both go through the
-// same PointPipeline for set-up, checks, progress, records and saving.
+// The loops that measure a run's points, one per measurement kind; all three go through
+// the same PointPipeline for set-up, checks, progress, records and saving.
 #include <atomic>
 #include <memory>
 

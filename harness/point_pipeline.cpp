@@ -26,7 +26,7 @@ PointPipeline::PointPipeline(const Backend& backend, RunMetadata metadata, std::
   results_.meta = std::move(metadata);
   for (auto& p : points) {
     Point pt;
-    pt.record.problem = std::move(p);
+    pt.record = record_of(std::move(p));
     points_.push_back(std::move(pt));
   }
 }
@@ -94,12 +94,14 @@ void PointPipeline::finish(std::size_t i, std::vector<Sample> samples,
     rec.status = Status::error;
     rec.reason = "no repetition completed";
   }
-  if (progress_) progress_->finished(rec.problem.name(), outcome_line(rec, results_.meta.ceilings));
+  derive_record(rec, ceilings());
+  if (progress_) progress_->finished(rec.problem.name(), outcome_line(rec));
   results_.results.push_back(std::move(rec));
   save();
 }
 
 void PointPipeline::add(ResultRecord record) {
+  derive_record(record, ceilings());
   results_.results.push_back(std::move(record));  // no progress line: its point had one
   save();
 }
@@ -117,9 +119,9 @@ RunResults PointPipeline::take(bool complete) {
   return std::move(results_);
 }
 
-std::string outcome_line(const ResultRecord& rec, const std::optional<Ceilings>& ceilings) {
+std::string outcome_line(const ResultRecord& rec) {
   if (rec.status != Status::ok) return fmt::format("{} ({})", status_name(rec.status), rec.reason);
-  const Derived d = derive(rec, ceilings ? &*ceilings : nullptr);
+  const Derived& d = derived_of(rec);
   if (!d.summary || !d.throughput) return "no samples";
   const auto& place = d.roofline;
   return fmt::format("{}, {}", format_duration(d.summary->median),

@@ -21,7 +21,9 @@ struct Problem {
   std::string backend;  // "cpu"
   Dtype dtype = Dtype::fp32;
   std::string shape;    // name-safe shape label, e.g. "m2048_n2048_k2048"
-  nlohmann::ordered_json params;  // shape and layout parameters, as numbers
+  // The suite's shape and layout parameters, as the results file shows them; what the
+  // harness learns measuring the point is kept beside it (ResultRecord::measured).
+  nlohmann::ordered_json params;
   Work work;
   double memory_bytes = 0;  // what an instance allocates, checked before any allocation
 

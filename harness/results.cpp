@@ -12,6 +12,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "harness/atomic_file.hpp"
 #include "harness/derived.hpp"
@@ -73,7 +74,84 @@ Correctness correctness_from_json(const json& j, const std::string& origin, cons
   return c;
 }
 
+// The params a file shows: a stage record's own, the suite's, then what the harness learned
+// while measuring, in the order the keys were always written.
+ojson params_to_json(const ResultRecord& r) {
+  const auto& m = r.measured;
+  ojson j = ojson::object();
+  if (m.is_stage()) j = {{"stage", m.stage}, {"of", m.of}, {"timing", m.timing}};
+  if (r.problem.params.is_object())
+    for (const auto& [key, value] : r.problem.params.items()) j[key] = value;
+  if (!m.cache.empty()) j["cache"] = m.cache;
+  if (!m.link.empty()) {
+    j["link"] = m.link;
+    j["link_bytes_per_s"] = m.link_bytes_per_s;
+  }
+  return j;
+}
+
+// The reverse: the harness's facts out of a file's params, the suite's left in.
+MeasurementFacts take_measurement_facts(json& params, const std::string& origin, const std::string& p) {
+  MeasurementFacts m;
+  if (!params.is_object()) return m;
+  const auto take_text = [&](const char* key, std::string& into) {
+    if (!params.contains(key)) return;
+    if (!params[key].is_string()) bad(origin, p + "params." + key, "is not a string");
+    into = params[key].get<std::string>();
+    params.erase(key);
+  };
+  if (params.contains("stage")) {
+    take_text("stage", m.stage);
+    take_text("of", m.of);
+    take_text("timing", m.timing);
+  }
+  take_text("cache", m.cache);
+  take_text("link", m.link);
+  if (params.contains("link_bytes_per_s")) {
+    if (!params["link_bytes_per_s"].is_number()) bad(origin, p + "params.link_bytes_per_s", "is not a number");
+    m.link_bytes_per_s = params["link_bytes_per_s"].get<double>();
+    params.erase("link_bytes_per_s");
+  }
+  return m;
+}
+
 }  // namespace
+
+DeclaredFacts declared_facts(const nlohmann::ordered_json& params) {
+  DeclaredFacts d;
+  if (!params.is_object()) return d;
+  const auto number = [&](const char* key) {
+    return params.contains(key) && params[key].is_number() ? params[key].get<double>() : 0.0;
+  };
+  d.bus_factor = number("bus_factor");
+  d.tokens_per_iteration = number("tokens_per_iteration");
+  return d;
+}
+
+ResultRecord record_of(Problem problem) {
+  ResultRecord r;
+  r.declared = declared_facts(problem.params);
+  r.problem = std::move(problem);
+  return r;
+}
+
+void derive_record(ResultRecord& record, const Ceilings* ceilings) { record.derived = derive(record, ceilings); }
+
+void derive_records(RunResults& run) {
+  const Ceilings* ceilings = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
+  for (auto& r : run.results) derive_record(r, ceilings);
+}
+
+const Derived& derived_of(const ResultRecord& record) {
+  if (!record.derived)
+    throw std::logic_error(record.problem.name() + ": its derived numbers were never computed (derive_record)");
+  return *record.derived;
+}
+
+bool slow_generic_path(const ResultRecord& r) {
+  const auto& roof = derived_of(r).roofline;
+  return !r.generic_path.empty() && roof && roof->fraction_of_attainable < kSlowGenericPathFraction;
+}
 
 std::string_view status_name(Status status) {
   switch (status) {
@@ -91,14 +169,14 @@ Status parse_status(std::string_view text) {
   throw InputError(fmt::format("unknown result status '{}'", printable_text(text)));
 }
 
-ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
+ojson record_to_json(const ResultRecord& r) {
   ojson j;
   j["name"] = r.problem.name();
   j["family"] = r.problem.family;
   j["backend"] = r.problem.backend;
   j["dtype"] = dtype_name(r.problem.dtype);
   j["shape"] = r.problem.shape;
-  j["params"] = r.problem.params;
+  j["params"] = params_to_json(r);
   j["implementation"] = r.implementation;
   j["implementation_label"] = r.implementation_label.empty() ? r.implementation : r.implementation_label;
   j["generic_path"] = r.generic_path.empty() ? ojson(nullptr) : ojson(r.generic_path);
@@ -127,7 +205,7 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
     j["metrics"] = std::move(metrics);
   }
   if (!r.outputs.is_null()) j["outputs"] = r.outputs;
-  const Derived d = derive(r, ceilings);
+  const Derived& d = derived_of(r);
   j["summary"] = nullptr;
   j["throughput"] = nullptr;
   j["roofline"] = nullptr;
@@ -158,7 +236,7 @@ ojson record_to_json(const ResultRecord& r, const Ceilings* ceilings) {
                      {"above_ceiling", p->above_ceiling},
                      {"stream_level", p->stream_level},
                      {"percent_of_stream_level", 100.0 * p->fraction_of_stream},
-                     {"slow_generic_path", !r.generic_path.empty() && p->fraction_of_attainable < kSlowGenericPathFraction}};
+                     {"slow_generic_path", slow_generic_path(r)}};
   }
   if (const auto& w = d.power) {
     j["power"] = {{"board_w", w->board_w}, {"joules_per_iteration", w->joules_per_iteration},
@@ -193,8 +271,7 @@ ojson results_to_json(const RunResults& run) {
   }
   if (!m.conditions.is_null()) j["conditions"] = m.conditions;
   j["results"] = ojson::array();
-  const Ceilings* ceilings = m.ceilings ? &*m.ceilings : nullptr;
-  for (const auto& r : run.results) j["results"].push_back(record_to_json(r, ceilings));
+  for (const auto& r : run.results) j["results"].push_back(record_to_json(r));
   return j;
 }
 
@@ -253,6 +330,8 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     }
     r.problem.shape = get<std::string>(x, "shape", origin, p);
     r.problem.params = need(x, "params", origin, p);
+    r.measured = take_measurement_facts(r.problem.params, origin, p);
+    r.declared = declared_facts(r.problem.params);
     const auto& work = need(x, "work", origin, p);
     r.problem.work.flops = get<double>(work, "flops", origin, p + "work.");
     r.problem.work.bytes = get<double>(work, "bytes", origin, p + "work.");
@@ -316,6 +395,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
       r.correctness = correctness_from_json(x["correctness"], origin, p + "correctness.");
     run.results.push_back(std::move(r));
   }
+  derive_records(run);
   return run;
 }
 

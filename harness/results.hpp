@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/derived.hpp"
 #include "harness/device_profile.hpp"
 #include "harness/problem.hpp"
 
@@ -33,8 +34,34 @@ struct Sample {
   double energy_j = 0, wall_s = 0;
 };
 
+// What the harness learned while measuring a point, beside the suite's own parameters. Typed
+// here; this module alone writes it into the results' "params" (and reads it back), under
+// the keys the schema has always had, after the suite's own.
+struct MeasurementFacts {
+  std::string cache;  // a point timed by the backend's timer: "warm" or "cold (flushed before each launch)"
+  std::string link;   // a collective: the link its bus bandwidth is drawn against (Backend::collective_link)
+  double link_bytes_per_s = 0;
+  // A scenario's stage record (scenario_loop.cpp): the stage, the point it belongs to, how it was timed.
+  std::string stage, of, timing;
+  bool is_stage() const { return !stage.empty(); }
+};
+
+// What a suite declares in its parameters that the harness computes with: read once, here
+// (declared_facts), from the suite's "params", so nothing else reads them by key.
+struct DeclaredFacts {
+  double bus_factor = 0;            // a collective: busbw / algbw (nccl-tests); 0: not a collective
+  double tokens_per_iteration = 0;  // a scenario: tokens one timed iteration yields; 0: none
+};
+DeclaredFacts declared_facts(const nlohmann::ordered_json& params);
+
 struct ResultRecord {
   Problem problem;
+  DeclaredFacts declared;     // from problem.params, at the record's making (declared_facts)
+  MeasurementFacts measured;  // what the harness learned while measuring it
+  // The numbers derived from the samples and the run's ceilings (harness/derived.hpp), computed
+  // once when the record is complete (derive_record) and read by the writer, the printers and
+  // the report; empty until then, and derived_of() says so instead of computing them.
+  std::optional<Derived> derived;
   Status status = Status::ok;
   std::string reason;  // why it was skipped, failed or errored
   std::string implementation;
@@ -81,15 +108,29 @@ struct RunResults {
   std::vector<ResultRecord> results;
 };
 
+// The record's derived numbers from `ceilings` (the run's), kept in it; again after its samples change.
+void derive_record(ResultRecord& record, const Ceilings* ceilings);
+// Every record's, from the run's own ceilings.
+void derive_records(RunResults& run);
+// The record's derived numbers; std::logic_error naming the record when derive_record has not run.
+const Derived& derived_of(const ResultRecord& record);
+// A record of `problem`, its declared facts read from its parameters.
+ResultRecord record_of(Problem problem);
+
+// A point that ran a generic path (ResultRecord::generic_path) below kSlowGenericPathFraction
+// of its roof: it measures rooftop's fallback, not the machine (results' roofline.slow_generic_path).
+bool slow_generic_path(const ResultRecord& record);
+
+// Every record must have been derived (derive_records): the writer computes nothing.
 nlohmann::ordered_json results_to_json(const RunResults& run);
-// Reads what results_to_json wrote; derived fields (summary, roofline) are recomputed,
-// not trusted. Throws InputError naming `origin` and the field.
+// Reads what results_to_json wrote; derived fields (summary, roofline) are recomputed from
+// the samples and ceilings (derive_records), not trusted. Throws InputError naming `origin` and the field.
 RunResults results_from_json(const nlohmann::ordered_json& json, const std::string& origin);
 RunResults load_results(const std::filesystem::path& path);
 void save_results(const std::filesystem::path& path, const RunResults& run);
 
-// The JSON object of one record with its derived fields, as written in "results".
-nlohmann::ordered_json record_to_json(const ResultRecord& record, const Ceilings* ceilings);
+// The JSON object of one (derived) record, as written in "results".
+nlohmann::ordered_json record_to_json(const ResultRecord& record);
 
 std::string utc_now_iso8601();
 nlohmann::ordered_json host_properties();

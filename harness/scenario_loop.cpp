@@ -27,8 +27,10 @@ std::vector<ResultRecord> stage_records(const ResultRecord& parent, const std::v
     ResultRecord r;
     r.problem = parent.problem;
     r.problem.shape = parent.problem.shape + "." + stage.name;
-    r.problem.params = {{"stage", stage.name}, {"of", parent.problem.name()},
-                        {"timing", "profiling pass after the repetitions; " + recorder.clock()}};
+    r.problem.params = nlohmann::ordered_json::object();  // a stage has no parameters of the suite's
+    r.measured.stage = stage.name;
+    r.measured.of = parent.problem.name();
+    r.measured.timing = "profiling pass after the repetitions; " + recorder.clock();
     r.problem.work = stage.work;
     r.implementation = parent.implementation;
     r.implementation_label = parent.implementation_label;

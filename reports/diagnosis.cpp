@@ -154,4 +154,6 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   return {finding, "near the roof: little is left here but less work"};
 }
 
+Diagnosis diagnose(const ResultRecord& record, const Ceilings* ceilings) { return diagnose(record_to_json(record), ceilings); }
+
 }  // namespace rooftop::reports

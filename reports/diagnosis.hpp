@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/results.hpp"
 #include "harness/roofline.hpp"
 
 namespace rooftop::reports {
@@ -16,5 +17,8 @@ struct Diagnosis {
 // `result` is one entry of a results file's "results"; `ceilings` the run's measured ones
 // (to see whether a faster unit exists for this work), or nullptr.
 Diagnosis diagnose(const nlohmann::ordered_json& result, const Ceilings* ceilings);
+// The same for a (derived) record, through its results entry: the rules read a GEMM's sizes
+// and a collective's message size from the suite's params.
+Diagnosis diagnose(const ResultRecord& record, const Ceilings* ceilings);
 
 }  // namespace rooftop::reports

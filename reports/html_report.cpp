@@ -64,11 +64,6 @@ std::string render(const std::string& text, const data& view, const std::string&
   return out;
 }
 
-std::string num(const ojson& j, const char* key, double scale, const char* format) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return "-";
-  return fmt::format(fmt::runtime(format), j[key].get<double>() * scale);
-}
-
 // The device as people call it, then its fingerprint.
 std::string device_name(const RunResults& run) {
   return run.meta.device.is_object() ? device_display_name(run.meta.device) + " (" + run.meta.fingerprint + ")"
@@ -101,9 +96,8 @@ data worst_section(const std::vector<ReportInput>& inputs) {
   std::vector<Placed> placed;
   for (std::size_t f = 0; f < inputs.size(); ++f) {
     const auto& run = inputs[f].run;
-    const Ceilings* c = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
     for (std::size_t k = 0; k < run.results.size(); ++k)
-      if (const auto d = derive(run.results[k], c); d.roofline)
+      if (const auto& d = derived_of(run.results[k]); d.roofline)
         placed.push_back({100.0 * d.roofline->fraction_of_attainable, run.results[k].problem.name(),
                           fmt::format("pt-{}-{}", f, k), device_display_name(run.meta.device)});  // the chart's point id
   }
@@ -161,11 +155,10 @@ std::string stage_bar(const std::vector<std::pair<std::string, double>>& stages,
 std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std::vector<std::string>& stage_names) {
   std::vector<data> rows;
   for (const auto& in : inputs) {
-    const Ceilings* c = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
     for (const auto& r : in.run.results) {
       const auto& p = r.problem.params;
       if (!p.is_object() || !p.contains("scenario") || r.samples.empty()) continue;
-      const auto d = derive(r, c);
+      const auto& d = derived_of(r);
       data row;
       row.set("device", device_display_name(in.run.meta.device));
       row.set("name", r.problem.shape);
@@ -185,8 +178,8 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std:
                                  : "-");
       std::vector<std::pair<std::string, double>> stages;
       for (const auto& s : in.run.results)
-        if (s.problem.params.is_object() && s.problem.params.value("of", std::string()) == r.problem.name() && !s.samples.empty())
-          stages.emplace_back(s.problem.params["stage"].get<std::string>(), derive(s, c).summary->median);
+        if (s.measured.is_stage() && s.measured.of == r.problem.name() && !s.samples.empty())
+          stages.emplace_back(s.measured.stage, derived_of(s).summary->median);
       if (!stages.empty()) row.set("stages", stage_bar(stages, stage_names));
       rows.push_back(row);
     }
@@ -310,10 +303,9 @@ data comparison_section(const std::vector<ReportInput>& inputs, const std::vecto
   std::vector<std::string> order;
   std::map<std::string, std::map<std::string, std::string>> throttled;  // workload -> device -> its clock
   for (const auto& in : inputs) {
-    const Ceilings* run_ceilings = in.run.meta.ceilings ? &*in.run.meta.ceilings : nullptr;
     const double top = top_clock_mhz(in.run);
     for (const auto& rec : in.run.results) {
-      const auto d = derive(rec, run_ceilings);
+      const auto& d = derived_of(rec);
       if (!d.throughput) continue;
       if (const double m = median_clock_mhz(rec); m > 0 && m < kThrottled * top)
         throttled[workload_key(rec)][in.run.meta.fingerprint] = fmt::format("{:.0f} of {:.0f} MHz", m, top);
@@ -544,6 +536,131 @@ data trend_section(const RunResults& run, const std::vector<HistorySeries>& hist
   return section;
 }
 
+// One device's charts, filled record by record: its roofline points, the collectives'
+// bandwidth against size (not a roofline) and the ranks they ran on.
+struct DeviceCharts {
+  std::set<int> ranks;
+  std::vector<ChartPoint> points;
+  std::vector<BandwidthPoint> bandwidth;
+  int unplaced = 0;  // measured, with FLOPs, but no roof for the dtype
+};
+
+// A record's row of the results table; its point goes on the device's chart.
+data record_row(const RunMetadata& meta, const ResultRecord& r, const std::string& id, int index,
+                const std::string& display_name, double top_clock, DeviceCharts& charts) {
+  const std::string& fp = meta.fingerprint;
+  const auto& d = derived_of(r);
+  const std::string dtype(dtype_name(r.problem.dtype));
+  const auto diagnosis = diagnose(r, meta.ceilings ? &*meta.ceilings : nullptr);
+  const bool measured = d.throughput.has_value();
+  // A collective is drawn as bandwidth against a link, not on a roofline.
+  const bool collective = r.declared.bus_factor > 0;
+  const auto* bus = measured && collective && d.throughput->bus_bytes_per_s ? &*d.throughput->bus_bytes_per_s : nullptr;
+  if (bus) {
+    const auto& t = *d.throughput;
+    const auto& shape = r.problem.params;  // the collective's own words: its name, size, ranks
+    charts.ranks.insert(shape["ranks"].get<int>());
+    charts.bandwidth.push_back({id,
+                                fmt::format("{} {} {}", shape["collective"].get<std::string>(), dtype,
+                                            shape["in_place"].get<bool>() ? "in place" : "oop"),
+                                shape["size_bytes"].get<double>(), *bus, t.link ? t.link->link : "", t.link ? t.link->link_bytes_per_s : 0,
+                                fmt::format("{} | {} ranks | busbw {}, algbw {}{}", r.problem.name(), shape["ranks"].get<int>(),
+                                            format_si(*bus, "B/s"), format_si(t.bytes_per_s, "B/s"),
+                                            t.link ? fmt::format(" | {:.1f}% of {}", t.link->percent, t.link->link) : "")});
+  } else if (measured && !collective && d.throughput->flops_per_s > 0) {
+    // Work without FLOPs has no place on a FLOP roofline.
+    const double flops = d.throughput->flops_per_s;
+    charts.points.push_back({id, r.problem.work.arithmetic_intensity(), flops, r.problem.family, dtype,
+                             fmt::format("{} | {} | {} | {} | {} | {}", r.problem.name(), r.implementation,
+                                         format_duration(d.summary->median), format_si(flops, rate_unit(dtype)),
+                                         d.roofline ? fmt::format("{:.0f}% of attainable, {}-bound",
+                                                                  100.0 * d.roofline->fraction_of_attainable,
+                                                                  bound_name(d.roofline->bound))
+                                                    : "no roof",
+                                         diagnosis.finding)});
+    if (!d.roofline) ++charts.unplaced;
+  }
+  data row;
+  row.set("id", id);
+  row.set("index", std::to_string(index));
+  row.set("device", display_name);  // the fingerprint in its tooltip
+  row.set("fingerprint", fp);
+  row.set("name", r.problem.name());
+  row.set("family", r.problem.family);
+  row.set("shape", r.problem.shape);
+  row.set("dtype", dtype);
+  row.set("implementation", r.implementation);
+  // Shown scaled with their units ("10.73 us", "15.65 TFLOP/s"); sorted on the raw value.
+  const auto scaled_cell = [&](const char* prefix, std::optional<double> value, const auto& format) {
+    row.set(std::string(prefix), value ? format(*value) : std::string("-"));
+    row.set(std::string(prefix) + "_sort", value ? fmt::format("{:.9g}", *value) : std::string("-1"));
+  };
+  const auto from_throughput = [&](double Throughput::*field) {
+    return measured ? std::optional<double>((*d.throughput).*field) : std::nullopt;
+  };
+  scaled_cell("median", d.summary ? std::optional<double>(d.summary->median) : std::nullopt,
+              [](double v) { return format_duration(v); });
+  scaled_cell("compute", from_throughput(&Throughput::flops_per_s),
+              [&](double v) { return v > 0 ? format_si(v, rate_unit(dtype)) : std::string("-"); });
+  if (bus) {
+    // A collective's bandwidth is its bus bandwidth (nccl-tests' busbw), held against its link.
+    scaled_cell("bandwidth", *bus, [](double v) { return format_si(v, "B/s") + " bus"; });
+    row.set("ai", "-");
+    row.set("percent", d.throughput->link ? fmt::format("{:.1f}", d.throughput->link->percent) : "-");
+    row.set("bound", "link");
+  } else {
+    scaled_cell("bandwidth", from_throughput(&Throughput::bytes_per_s), [](double v) { return format_si(v, "B/s"); });
+    const double ai = r.problem.work.arithmetic_intensity();
+    row.set("ai", ai > 0 ? format_si(ai, "") : std::string("-"));
+    row.set("percent", d.roofline ? fmt::format("{:.1f}", 100.0 * d.roofline->fraction_of_attainable) : "-");
+    row.set("bound", d.roofline ? std::string(bound_name(d.roofline->bound)) : "-");
+  }
+  row.set("status", std::string(status_name(r.status)));
+  row.set("finding", diagnosis.finding);
+  row.set("next_step", diagnosis.next_step);
+  if (measured) row.set("plotted", true);
+  if (const double m = median_clock_mhz(r); m > 0 && m < kThrottled * top_clock)
+    row.set("throttled", fmt::format("{:.0f} of {:.0f} MHz", m, top_clock));
+  return row;
+}
+
+// The device's ceilings as the report lists them: measured, then the datasheet's, then the
+// links its collectives crossed (their roof). A collectives-only device has no FLOP chart,
+// so no compute ceilings.
+std::vector<data> ceiling_rows(const Ceilings* ceilings, const Datasheet* datasheet, const DeviceCharts& charts) {
+  std::vector<data> rows;
+  const bool flops_charted = !charts.points.empty() || charts.bandwidth.empty();
+  for (const auto* c : {ceilings, datasheet ? &datasheet->ceilings : nullptr}) {
+    if (!c) continue;
+    const std::string kind = c == ceilings ? "measured" : "datasheet";
+    for (const auto& k : c->compute) {
+      if (!flops_charted) break;
+      data x;
+      x.set("kind", kind);
+      x.set("name", k.name + " (" + k.unit + ")");
+      x.set("value", format_si(k.flops_per_s, rate_unit(k.dtype)));
+      rows.push_back(x);
+    }
+    for (const auto& b : c->bandwidth) {
+      data x;
+      x.set("kind", kind);
+      x.set("name", b.level + " bandwidth");
+      x.set("value", format_si(b.bytes_per_s, "B/s"));
+      rows.push_back(x);
+    }
+  }
+  std::set<std::string> links;
+  for (const auto& b : charts.bandwidth)
+    if (!b.link.empty() && b.link_bytes_per_s > 0 && links.insert(b.link).second) {
+      data x;
+      x.set("kind", "link");
+      x.set("name", b.link);
+      x.set("value", format_si(b.link_bytes_per_s, "B/s"));
+      rows.push_back(x);
+    }
+  return rows;
+}
+
 data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
   data view;
   view.set("generated", utc_now_iso8601());
@@ -568,10 +685,8 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     const Ceilings* ceilings = nullptr;
     const Datasheet* datasheet = nullptr;
     std::string name, display_name, source, machine;
-    std::set<int> ranks;  // collectives: the ranks their results ran on
-    std::vector<ChartPoint> points;
-    std::vector<BandwidthPoint> bandwidth;  // collectives: bus bandwidth vs size, not a roofline
-    int unplaced = 0;
+    DeviceCharts charts;
+    const auto& [ranks, points, bandwidth, unplaced] = charts;
     for (std::size_t f = 0; f < inputs.size(); ++f) {
       const auto& run = inputs[f].run;
       if (run.meta.fingerprint != fp) continue;
@@ -581,83 +696,10 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       display_name = device_display_name(run.meta.device);
       source = run.meta.ceilings_source;
       machine = machine_text(run.meta.device);
-      const Ceilings* run_ceilings = run.meta.ceilings ? &*run.meta.ceilings : nullptr;
       const double top_clock = top_clock_mhz(run);
       for (std::size_t k = 0; k < run.results.size(); ++k) {
-        const auto r = record_to_json(run.results[k], run_ceilings);
-        const std::string id = fmt::format("pt-{}-{}", f, k);
-        const auto d = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr);
-        const bool measured = r["throughput"].is_object();
-        const bool collective = r["params"].contains("bus_factor");  // bandwidth against a link, not a roofline
-        if (measured && collective && r["throughput"].contains("bus_bytes_per_s")) {
-          const auto& t = r["throughput"];
-          const auto& p = r["params"];
-          ranks.insert(p["ranks"].get<int>());
-          bandwidth.push_back({id,
-                               fmt::format("{} {} {}", p["collective"].get<std::string>(), r["dtype"].get<std::string>(),
-                                           p["in_place"].get<bool>() ? "in place" : "oop"),
-                               p["size_bytes"].get<double>(), t["bus_bytes_per_s"].get<double>(), t.value("link", std::string()),
-                               t.value("link_bytes_per_s", 0.0),
-                               fmt::format("{} | {} ranks | busbw {}, algbw {}{}", r["name"].get<std::string>(),
-                                           p["ranks"].get<int>(), format_si(t["bus_bytes_per_s"].get<double>(), "B/s"),
-                                           format_si(t["bytes_per_s"].get<double>(), "B/s"),
-                                           t.contains("percent_of_link")
-                                               ? fmt::format(" | {:.1f}% of {}", t["percent_of_link"].get<double>(),
-                                                             t["link"].get<std::string>())
-                                               : "")});
-        } else if (measured && !collective && r["throughput"]["flops_per_s"].get<double>() > 0) {
-          // Work without FLOPs has no place on a FLOP roofline.
-          const double ai = r["work"]["arithmetic_intensity"].get<double>();
-          const double flops = r["throughput"]["flops_per_s"].get<double>();
-          points.push_back({id, ai, flops, r["family"].get<std::string>(), r["dtype"].get<std::string>(),
-                            fmt::format("{} | {} | {} | {} | {} | {}", r["name"].get<std::string>(),
-                                        r["implementation"].get<std::string>(), format_duration(r["summary"]["median_s"].get<double>()),
-                                        format_si(flops, rate_unit(r["dtype"].get<std::string>())), r["roofline"].is_object()
-                                                         ? fmt::format("{:.0f}% of attainable, {}-bound",
-                                                                       r["roofline"]["percent_of_attainable"].get<double>(),
-                                                                       r["roofline"]["bound"].get<std::string>())
-                                                         : "no roof", d.finding)});
-          if (!r["roofline"].is_object()) ++unplaced;
-        }
-        data row;
-        row.set("id", id);
-        row.set("index", std::to_string(row_index++));
-        row.set("device", display_name);  // the fingerprint in its tooltip
-        row.set("fingerprint", fp);
-        row.set("name", r["name"].get<std::string>());
-        row.set("family", r["family"].get<std::string>());
-        row.set("shape", r["shape"].get<std::string>());
-        row.set("dtype", r["dtype"].get<std::string>());
-        row.set("implementation", r["implementation"].get<std::string>());
-        // Shown scaled with their units ("10.73 us", "15.65 TFLOP/s"); sorted on the raw value.
-        const auto scaled_cell = [&](const char* prefix, const ojson& j, const char* key, const auto& format) {
-          const bool has = j.is_object() && j.contains(key) && j[key].is_number();
-          row.set(std::string(prefix), has ? format(j[key].get<double>()) : std::string("-"));
-          row.set(std::string(prefix) + "_sort", has ? fmt::format("{:.9g}", j[key].get<double>()) : std::string("-1"));
-        };
-        scaled_cell("median", r["summary"], "median_s", [](double v) { return format_duration(v); });
-        scaled_cell("compute", r["throughput"], "flops_per_s",
-                    [&](double v) { return v > 0 ? format_si(v, rate_unit(r["dtype"].get<std::string>())) : std::string("-"); });
-        if (collective && measured && r["throughput"].contains("bus_bytes_per_s")) {
-          // A collective's bandwidth is its bus bandwidth (nccl-tests' busbw), held against its link.
-          scaled_cell("bandwidth", r["throughput"], "bus_bytes_per_s", [](double v) { return format_si(v, "B/s") + " bus"; });
-          row.set("ai", "-");
-          row.set("percent", num(r["throughput"], "percent_of_link", 1, "{:.1f}"));
-          row.set("bound", "link");
-        } else {
-          scaled_cell("bandwidth", r["throughput"], "bytes_per_s", [](double v) { return format_si(v, "B/s"); });
-          const bool has_ai = r["work"].is_object() && r["work"].value("arithmetic_intensity", 0.0) > 0;
-          row.set("ai", has_ai ? format_si(r["work"]["arithmetic_intensity"].get<double>(), "") : std::string("-"));
-          row.set("percent", num(r["roofline"], "percent_of_attainable", 1, "{:.1f}"));
-          row.set("bound", r["roofline"].is_object() ? r["roofline"]["bound"].get<std::string>() : "-");
-        }
-        row.set("status", r["status"].get<std::string>());
-        row.set("finding", d.finding);
-        row.set("next_step", d.next_step);
-        if (measured) row.set("plotted", true);
-        if (const double m = median_clock_mhz(run.results[k]); m > 0 && m < kThrottled * top_clock)
-          row.set("throttled", fmt::format("{:.0f} of {:.0f} MHz", m, top_clock));
-        rows.push_back(std::move(row));
+        rows.push_back(record_row(run.meta, run.results[k], fmt::format("pt-{}-{}", f, k), row_index++, display_name,
+                                  top_clock, charts));
         ++row_count;
       }
     }
@@ -678,37 +720,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     if (!bandwidth.empty()) dev.set("bandwidth_svg", bandwidth_svg(bandwidth));
     if (!ceilings && !points.empty()) dev.set("no_ceilings", true);  // collectives draw their own roof
     if (unplaced) dev.set("unplaced", std::to_string(unplaced));
-    std::vector<data> ceiling_rows;
-    for (const auto* c : {ceilings, datasheet ? &datasheet->ceilings : nullptr}) {
-      if (!c) continue;
-      const std::string kind = c == ceilings ? "measured" : "datasheet";
-      const bool flops_charted = !points.empty() || bandwidth.empty();  // a collectives-only device has no FLOP chart
-      for (const auto& k : c->compute) {
-        if (!flops_charted) break;
-        data x;
-        x.set("kind", kind);
-        x.set("name", k.name + " (" + k.unit + ")");
-        x.set("value", format_si(k.flops_per_s, rate_unit(k.dtype)));
-        ceiling_rows.push_back(x);
-      }
-      for (const auto& b : c->bandwidth) {
-        data x;
-        x.set("kind", kind);
-        x.set("name", b.level + " bandwidth");
-        x.set("value", format_si(b.bytes_per_s, "B/s"));
-        ceiling_rows.push_back(x);
-      }
-    }
-    std::set<std::string> links;  // the links the collectives crossed, their roof
-    for (const auto& b : bandwidth)
-      if (!b.link.empty() && b.link_bytes_per_s > 0 && links.insert(b.link).second) {
-        data x;
-        x.set("kind", "link");
-        x.set("name", b.link);
-        x.set("value", format_si(b.link_bytes_per_s, "B/s"));
-        ceiling_rows.push_back(x);
-      }
-    dev.set("ceilings", list_of(ceiling_rows));
+    dev.set("ceilings", list_of(ceiling_rows(ceilings, datasheet, charts)));
     devices.push_back(dev);
   }
   view.set("devices", devices);

@@ -19,7 +19,7 @@ std::vector<LowCeiling> low_ceilings(const std::vector<ReportInput>& inputs) {
     const std::string name = device_display_name(device);
     const std::string& backend = in.run.meta.backend;
     for (const auto& r : in.run.results) {
-      const auto d = derive(r, &*in.run.meta.ceilings);
+      const auto& d = derived_of(r);
       if (!d.roofline || !d.roofline->above_ceiling || !d.throughput) continue;
       const auto& p = *d.roofline;
       // The ceiling that set the attainable rate: the compute peak, or the memory level's

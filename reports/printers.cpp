@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "reports/result_rows.hpp"
 #include "reports/run_scope.hpp"
@@ -24,18 +28,14 @@ std::string md_field(const std::string& s) {
   return escaped;
 }
 
-std::string header_line(const nlohmann::ordered_json& j) {
-  const auto& d = j["device"];
-  return fmt::format("rooftop {} | {} | {} | {} | {}", j["rooftop"]["version"].get<std::string>(),
-                     device_display_name(d), d["fingerprint"].get<std::string>(),
-                     run_scope(j["tier"].get<std::string>(), j.value("command", std::string())),
-                     j["ceilings"]["measured"].is_null() ? "no ceilings: " + j["ceilings"]["source"].get<std::string>()
-                                                         : "ceilings: " + j["ceilings"]["source"].get<std::string>());
+std::string header_line(const RunMetadata& m) {
+  return fmt::format("rooftop {} | {} | {} | {} | {}", m.rooftop_version, device_display_name_of(m), m.fingerprint,
+                     run_scope(m.tier, m.command), ceilings_text(m));
 }
 }  // namespace
 
-void print_csv(std::ostream& out, const nlohmann::ordered_json& j) {
-  const auto t = result_table(j);
+void print_csv(std::ostream& out, const RunResults& run) {
+  const auto t = result_table(run);
   std::string line;
   for (std::size_t c = 0; c < t.headers.size(); ++c) line += (c ? "," : "") + csv_field(t.headers[c]);
   fmt::print(out, "{}\n", line);
@@ -46,9 +46,9 @@ void print_csv(std::ostream& out, const nlohmann::ordered_json& j) {
   }
 }
 
-void print_markdown(std::ostream& out, const nlohmann::ordered_json& j) {
-  const auto t = result_table(j);
-  fmt::print(out, "**{}**\n\n", md_field(header_line(j)));
+void print_markdown(std::ostream& out, const RunResults& run) {
+  const auto t = result_table(run);
+  fmt::print(out, "**{}**\n\n", md_field(header_line(run.meta)));
   std::string line = "|", rule = "|";
   for (const auto& h : t.display_headers) {
     line += " " + md_field(h) + " |";
@@ -62,11 +62,30 @@ void print_markdown(std::ostream& out, const nlohmann::ordered_json& j) {
   }
 }
 
-void print_results(std::ostream& out, std::string_view format, const nlohmann::ordered_json& j, bool wide) {
-  if (format == "json") out << j.dump(2) << "\n";
-  else if (format == "csv") print_csv(out, j);
-  else if (format == "md") print_markdown(out, j);
-  else print_terminal_table(out, j, wide);
+namespace {
+// Every format `run --format` takes, in the order its help lists them: a new one is a line here.
+struct OutputFormat {
+  const char* name;
+  void (*print)(std::ostream& out, const RunResults& run, bool wide);
+};
+constexpr OutputFormat kFormats[] = {
+    {"table", [](std::ostream& out, const RunResults& run, bool wide) { print_terminal_table(out, run, wide); }},
+    {"json", [](std::ostream& out, const RunResults& run, bool) { out << results_to_json(run).dump(2) << "\n"; }},
+    {"csv", [](std::ostream& out, const RunResults& run, bool) { print_csv(out, run); }},
+    {"md", [](std::ostream& out, const RunResults& run, bool) { print_markdown(out, run); }},
+};
+}  // namespace
+
+std::vector<std::string> output_format_names() {
+  std::vector<std::string> names;
+  for (const auto& f : kFormats) names.emplace_back(f.name);
+  return names;
+}
+
+void print_results(std::ostream& out, std::string_view format, const RunResults& run, bool wide) {
+  for (const auto& f : kFormats)
+    if (format == f.name) return f.print(out, run, wide);
+  throw std::invalid_argument(fmt::format("output format '{}' is none of {}", format, fmt::join(output_format_names(), ", ")));
 }
 
 }  // namespace rooftop::reports

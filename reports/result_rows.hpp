@@ -1,9 +1,11 @@
 #pragma once
-// The columns every tabular format shows, read from the results JSON (the one place where
-// derived numbers are computed is results.cpp; printers only format them).
+// The columns every tabular format shows, read from the typed records: their derived numbers
+// were computed once (harness/derived.cpp); printers only format them.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "harness/results.hpp"
 
 namespace rooftop::reports {
 
@@ -19,10 +21,18 @@ struct ResultTable {
 };
 
 // Every column, the implementation whole: CSV, Markdown and `run --wide`.
-ResultTable result_table(const nlohmann::ordered_json& results_json);
+ResultTable result_table(const RunResults& run);
 
 // The device as people call it, from a results file's "device" object: a CPU's model_name,
 // a GPU's name (CUDA's property), else the backend.
 std::string device_display_name(const nlohmann::ordered_json& device);
+// The same for a run's metadata (its properties, else its backend).
+std::string device_display_name_of(const RunMetadata& meta);
+
+// The implementation's short label as the table shows it: the label, else the whole text, else "-".
+std::string label_of(const ResultRecord& record);
+
+// The header line of the run's tables: version, device, fingerprint, what was run, its ceilings.
+std::string ceilings_text(const RunMetadata& meta);
 
 }  // namespace rooftop::reports

@@ -18,7 +18,6 @@
 
 namespace rooftop::reports {
 namespace {
-using ojson = nlohmann::ordered_json;
 
 enum class Elide { never, end, middle };
 
@@ -55,51 +54,41 @@ std::string shape_beside(const std::string& shape, const std::string& label) {
   return s.size() > tail.size() && s.ends_with(tail) ? shape.substr(0, shape.size() - tail.size()) : shape;
 }
 
-std::string label_of(const ojson& r) {
-  auto label = r.value("implementation_label", r["implementation"].get<std::string>());
-  return label.empty() ? "-" : label;
-}
-
 // The figure that says how close the point is to the roof that bounds it; a collective's
 // is its bus bandwidth (nccl-tests' busbw).
-std::string achieved(const ojson& r) {
-  const auto& t = r["throughput"];
-  if (!t.is_object()) return "-";
-  if (t.contains("bus_bytes_per_s")) return format_si(t["bus_bytes_per_s"].get<double>(), "B/s");
-  const auto& roof = r["roofline"];
-  const bool placed = roof.is_object();
-  return bound_rate(r["dtype"].get<std::string>(), placed ? roof["bound"].get<std::string>() : "",
-                    t["flops_per_s"].get<double>(), t["bytes_per_s"].get<double>(),
-                    placed ? roof["compute_peak_flops_per_s"].get<double>() : 0,
-                    placed ? roof["bandwidth_bytes_per_s"].get<double>() : 0);
+std::string achieved(const ResultRecord& r, const Derived& d) {
+  if (!d.throughput) return "-";
+  const auto& t = *d.throughput;
+  if (t.bus_bytes_per_s) return format_si(*t.bus_bytes_per_s, "B/s");
+  const auto& roof = d.roofline;
+  return bound_rate(dtype_name(r.problem.dtype), roof ? bound_name(roof->bound) : "", t.flops_per_s, t.bytes_per_s,
+                    roof ? roof->compute_peak : 0, roof ? roof->bandwidth : 0);
 }
 
-std::string intensity(const ojson& r) {
-  const double ai = r["work"]["arithmetic_intensity"].get<double>();
+std::string intensity(const ResultRecord& r) {
+  const double ai = r.problem.work.arithmetic_intensity();
   if (ai <= 0) return "-";
   return ai < 100 ? fmt::format("{:.1f}", ai) : fmt::format("{:.0f}", ai);
 }
 
 // "84% mem", "97% comp", "12% lat", "91% link"; "!" marks a point above its roof.
-std::string roof_cell(const ojson& r) {
-  const auto& roof = r["roofline"];
-  if (roof.is_object()) {
-    const auto bound = roof["bound"].get<std::string>();
-    return fmt::format("{:.0f}% {}{}", roof["percent_of_attainable"].get<double>(),
-                       bound == "memory" ? "mem" : bound == "compute" ? "comp" : "lat",
-                       roof["above_ceiling"].get<bool>() ? "!" : "");
-  }
-  const auto& t = r["throughput"];
-  if (t.is_object() && t.contains("percent_of_link"))
-    return fmt::format("{:.0f}% link", t["percent_of_link"].get<double>());
+std::string roof_cell(const Derived& d) {
+  if (const auto& roof = d.roofline)
+    return fmt::format("{:.0f}% {}{}", 100.0 * roof->fraction_of_attainable,
+                       roof->bound == Bound::memory ? "mem" : roof->bound == Bound::compute ? "comp" : "lat",
+                       roof->above_ceiling ? "!" : "");
+  if (d.throughput && d.throughput->link) return fmt::format("{:.0f}% link", d.throughput->link->percent);
   return "-";
 }
 
-std::string check_word(const std::string& status) {
-  if (status == "ok") return "ok";
-  if (status == "skipped") return "skip";
-  if (status == "failed") return "FAIL";
-  return status;
+std::string check_word(Status status) {
+  switch (status) {
+    case Status::ok: return "ok";
+    case Status::skipped: return "skip";
+    case Status::failed: return "FAIL";
+    case Status::error: break;
+  }
+  return std::string(status_name(status));
 }
 
 // Word-wrapped to `width`, later lines indented under the text; a word longer than a
@@ -153,57 +142,50 @@ void print_columns(std::ostream& out, std::vector<Column>& cols, std::size_t bud
   }
 }
 
-void print_header(std::ostream& out, const ojson& j, std::size_t budget) {
-  const auto& d = j["device"];
-  const auto line = fmt::format("rooftop {} | {} | {} | {}", j["rooftop"]["version"].get<std::string>(),
-                                run_scope(j["tier"].get<std::string>(), j.value("command", std::string())),
-                                device_display_name(d),
-                                d["fingerprint"].get<std::string>());
-  const auto ceilings = fmt::format("{}: {}", j["ceilings"]["measured"].is_null() ? "no ceilings" : "ceilings",
-                                    j["ceilings"]["source"].get<std::string>());
-  fmt::print(out, "{}\n{}\n", elided(line, budget, Elide::middle), elided(ceilings, budget, Elide::middle));
-  if (const auto machine = machine_text(d); !machine.empty()) fmt::print(out, "{}\n", elided(machine, budget, Elide::end));
-  const auto& conditions = j.contains("conditions") ? j["conditions"] : ojson();
-  if (const auto busy = busy_host_warning(conditions); !busy.empty())
-    print_wrapped(out, "", busy, budget == std::string::npos ? kTerminalColumns : budget);
-  for (const auto& raised : remeasured_lines(conditions))
-    print_wrapped(out, "", "ceiling " + raised, budget == std::string::npos ? kTerminalColumns : budget);
+void print_header(std::ostream& out, const RunMetadata& m, std::size_t budget) {
+  const auto line = fmt::format("rooftop {} | {} | {} | {}", m.rooftop_version, run_scope(m.tier, m.command),
+                                device_display_name_of(m), m.fingerprint);
+  fmt::print(out, "{}\n{}\n", elided(line, budget, Elide::middle), elided(ceilings_text(m), budget, Elide::middle));
+  if (const auto machine = machine_text(m.device); !machine.empty()) fmt::print(out, "{}\n", elided(machine, budget, Elide::end));
+  const std::size_t width = budget == std::string::npos ? kTerminalColumns : budget;
+  if (const auto busy = busy_host_warning(m.conditions); !busy.empty()) print_wrapped(out, "", busy, width);
+  for (const auto& raised : remeasured_lines(m.conditions)) print_wrapped(out, "", "ceiling " + raised, width);
 }
 
-void print_compact(std::ostream& out, const ojson& j) {
+void print_compact(std::ostream& out, const RunResults& run) {
   // One table per workload, in the order the run met them.
+  const auto workload_of = [](const ResultRecord& r) { return r.problem.family + "/" + r.problem.backend; };
   std::vector<std::string> workloads;
-  for (const auto& r : j["results"]) {
-    const auto w = r["family"].get<std::string>() + "/" + r["backend"].get<std::string>();
-    if (std::find(workloads.begin(), workloads.end(), w) == workloads.end()) workloads.push_back(w);
-  }
+  for (const auto& r : run.results)
+    if (std::find(workloads.begin(), workloads.end(), workload_of(r)) == workloads.end()) workloads.push_back(workload_of(r));
   for (const auto& workload : workloads) {
     std::vector<Column> cols = {{workload, false, Elide::middle, 20, {}}, {"dtype", false, Elide::never, 0, {}},
                                 {"implementation", false, Elide::end, 14, {}}, {"time", true, Elide::never, 0, {}},
                                 {"achieved", true, Elide::never, 0, {}},  {"AI", true, Elide::never, 0, {}},
                                 {"roof", true, Elide::never, 0, {}},      {"check", false, Elide::never, 0, {}}};
     std::vector<std::string> notes;
-    for (const auto& r : j["results"]) {
-      if (r["family"].get<std::string>() + "/" + r["backend"].get<std::string>() != workload) continue;
+    for (const auto& r : run.results) {
+      if (workload_of(r) != workload) continue;
+      const auto& d = derived_of(r);
+      const std::string dtype(dtype_name(r.problem.dtype));
       const auto label = label_of(r);
-      const auto shape = shape_beside(r["shape"].get<std::string>(), label);
-      const bool timed = r["summary"].is_object();
-      std::string check = check_word(r["status"].get<std::string>());
-      std::string note = r["reason"].get<std::string>();
-      if (r["roofline"].is_object() && r["roofline"]["above_ceiling"].get<bool>())
+      const auto shape = shape_beside(r.problem.shape, label);
+      std::string check = check_word(r.status);
+      std::string note = r.reason;
+      if (d.roofline && d.roofline->above_ceiling)
         note = "above its roof: the ceiling was measured low (see the warning below the table)";
-      if (r["roofline"].is_object() && r["roofline"].value("slow_generic_path", false)) {
+      if (slow_generic_path(r)) {
         check += " GENERIC";
         note = fmt::format("a generic path, {:.0f}% of its roof: it measures rooftop's fallback, not the machine ({})",
-                           r["roofline"]["percent_of_attainable"].get<double>(), r["generic_path"].get<std::string>());
+                           100.0 * d.roofline->fraction_of_attainable, r.generic_path);
       }
       if (!note.empty()) {
-        notes.push_back(fmt::format("{} {}: {}", r["dtype"].get<std::string>(), shape, note));
+        notes.push_back(fmt::format("{} {}: {}", dtype, shape, note));
         check += fmt::format(" [{}]", notes.size());
       }
-      for (auto [c, cell] : {std::pair{0, shape}, {1, r["dtype"].get<std::string>()}, {2, label},
-                             {3, timed ? format_duration(r["summary"]["median_s"].get<double>()) : "-"},
-                             {4, achieved(r)}, {5, intensity(r)}, {6, roof_cell(r)}, {7, check}})
+      for (auto [c, cell] : {std::pair{0, shape}, {1, dtype}, {2, label},
+                             {3, d.summary ? format_duration(d.summary->median) : "-"},
+                             {4, achieved(r, d)}, {5, intensity(r)}, {6, roof_cell(d)}, {7, check}})
         cols[static_cast<std::size_t>(c)].cells.push_back(cell);
     }
     fmt::print(out, "\n");
@@ -213,8 +195,8 @@ void print_compact(std::ostream& out, const ojson& j) {
   }
 }
 
-void print_wide(std::ostream& out, const ojson& j) {
-  const auto t = result_table(j);
+void print_wide(std::ostream& out, const RunResults& run) {
+  const auto t = result_table(run);
   std::vector<Column> cols;
   for (std::size_t c = 0; c < t.display_headers.size(); ++c) {
     Column col{t.display_headers[c], c >= 4 && c + 2 < t.display_headers.size(), Elide::never, 0, {}};
@@ -226,11 +208,11 @@ void print_wide(std::ostream& out, const ojson& j) {
 }
 }  // namespace
 
-void print_terminal_table(std::ostream& out, const ojson& j, bool wide) {
-  print_header(out, j, wide ? std::string::npos : kTerminalColumns);
-  if (j["results"].empty()) return;
-  if (wide) print_wide(out, j);
-  else print_compact(out, j);
+void print_terminal_table(std::ostream& out, const RunResults& run, bool wide) {
+  print_header(out, run.meta, wide ? std::string::npos : kTerminalColumns);
+  if (run.results.empty()) return;
+  if (wide) print_wide(out, run);
+  else print_compact(out, run);
 }
 
 }  // namespace rooftop::reports

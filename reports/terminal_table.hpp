@@ -5,12 +5,13 @@
 // the whole implementation text instead, however long the lines.
 #include <cstddef>
 #include <iosfwd>
-#include <nlohmann/json.hpp>
+
+#include "harness/results.hpp"
 
 namespace rooftop::reports {
 
 inline constexpr std::size_t kTerminalColumns = 120;
 
-void print_terminal_table(std::ostream& out, const nlohmann::ordered_json& results_json, bool wide = false);
+void print_terminal_table(std::ostream& out, const RunResults& run, bool wide = false);
 
 }  // namespace rooftop::reports

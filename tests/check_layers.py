@@ -4,8 +4,10 @@ none of the others; devices and reports include the harness; suites the harness 
 devices; api (benchmarks declared by other projects) the harness and devices; only cli
 (the command line) includes everything. The public headers (api/rooftop/, included as
 "rooftop/...") include only each other and the standard library: a downstream project
-has nothing else. An include against that order is a circle in the making: this check
-names the file and line."""
+has nothing else. Below every layer sits one public header, rooftop/types.hpp (Work, Tier:
+one definition for the API and the harness); a library under api that includes any other
+public header ("rooftop/rooftop.hpp") reaches up into the API. An include against that
+order is a circle in the making: this check names the file and line."""
 import pathlib
 import re
 import sys
@@ -19,6 +21,8 @@ ALLOWED = {
     "cli": {"harness", "devices", "reports", "suites", "api", "cli"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
+PUBLIC = re.compile(r'^\s*#\s*include\s+"rooftop/([^"]+)"')
+BASE = {"types.hpp"}  # the public header every layer may include
 
 
 def main(root: pathlib.Path) -> int:
@@ -31,6 +35,10 @@ def main(root: pathlib.Path) -> int:
                 m = INCLUDE.match(line)
                 if m and m.group(1) in ALLOWED and m.group(1) not in allowed:
                     wrong.append(f"{path.relative_to(root)}:{number}: {layer} includes {m.group(1)}: {line.strip()}")
+                p = PUBLIC.match(line)
+                if p and layer not in {"api", "cli"} and p.group(1) not in BASE:
+                    wrong.append(f"{path.relative_to(root)}:{number}: {layer} includes the public API's "
+                                 f"rooftop/{p.group(1)} (only rooftop/types.hpp sits below it): {line.strip()}")
     for path in sorted((root / "api" / "rooftop").glob("*.hpp")):
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             m = re.match(r'^\s*#\s*include\s+"([^"]+)"', line)
@@ -41,8 +49,8 @@ def main(root: pathlib.Path) -> int:
     if wrong:
         print(f"{len(wrong)} include(s) against the layers (harness <- devices, reports <- suites <- cli)")
         return 1
-    print("layers: harness <- devices, reports <- suites, api <- cli; public headers self-contained; "
-          "no include against that order")
+    print("layers: rooftop/types.hpp <- harness <- devices, reports <- suites, api <- cli; public headers "
+          "self-contained; no include against that order")
     return 0
 
 

@@ -12,6 +12,13 @@
 #include "reports/roofline_svg.hpp"
 
 using namespace rooftop;
+namespace {
+// The report reads each record's derived numbers, computed once when a run is complete.
+RunResults derived(RunResults run) {
+  derive_records(run);
+  return run;
+}
+}  // namespace
 using namespace rooftop::reports;
 
 namespace {
@@ -159,7 +166,7 @@ TEST_CASE("the HTML report renders from the templates with its structure", "[rep
   run.results[1].problem.dtype = Dtype::int8;  // no int8 ceiling: plotted without a roof
   ReportOptions options;
   options.templates = default_templates_dir();
-  const auto html = render_html_report({{"r.json", run}}, options);
+  const auto html = render_html_report({{"r.json", derived(run)}}, options);
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   // The results furthest below their roof, each linked to its point.
   CHECK(html.find("Furthest below the roof") != std::string::npos);
@@ -170,12 +177,12 @@ TEST_CASE("the HTML report renders from the templates with its structure", "[rep
   CHECK(html.find("plotted without a roof") != std::string::npos);
   CHECK(html.find("<script src") == std::string::npos);  // self-contained
   CHECK(html.find("http://") == html.find("http://www.w3.org/2000/svg"));
-  const auto md = render_markdown_report({{"r.json", run}}, options);
+  const auto md = render_markdown_report({{"r.json", derived(run)}}, options);
   CHECK(md.find("### Furthest below their roof") != std::string::npos);
   CHECK(md.find("| `gemm/cpu/fp32/m64_n64_k64` |") != std::string::npos);  // the one placed result
   CHECK(md.find("int8/m64_n64_k64` |") == std::string::npos);              // no roof: not ranked
   options.templates = "/nonexistent";
-  CHECK_THROWS_AS(render_html_report({{"r.json", run}}, options), InputError);
+  CHECK_THROWS_AS(render_html_report({{"r.json", derived(run)}}, options), InputError);
 }
 
 TEST_CASE("comparison view: ratios, per dollar only with a price, per watt measured or from a datasheet TDP", "[report]") {
@@ -193,8 +200,8 @@ TEST_CASE("comparison view: ratios, per dollar only with a price, per watt measu
   ReportOptions options;
   options.templates = default_templates_dir();
   options.price_usd["cpu-b"] = 1000;
-  const auto html = render_html_report({{"a.json", device("cpu-a", 2e-3, 0)}, {"b.json", device("cpu-b", 1e-3, 350)},
-                                        {"c.json", device("cpu-c", 1e-3, 350, 2.5)}},
+  const auto html = render_html_report({{"a.json", derived(device("cpu-a", 2e-3, 0))}, {"b.json", derived(device("cpu-b", 1e-3, 350))},
+                                        {"c.json", derived(device("cpu-c", 1e-3, 350, 2.5))}},
                                        options);
   CHECK(html.find("Machine comparison") != std::string::npos);
   CHECK(html.find("x2.00") != std::string::npos);
@@ -211,7 +218,7 @@ TEST_CASE("a GPU is named by its CUDA name, a CPU by its model name", "[report]"
   run.meta.device = {{"name", "NVIDIA H200"}, {"multiprocessors", 132}};  // the properties, as read from a file
   ReportOptions options;
   options.templates = default_templates_dir();
-  CHECK(render_html_report({{"r.json", run}}, options).find("NVIDIA H200 (cuda-nvidia-h200-132sm-b917d95f)") !=
+  CHECK(render_html_report({{"r.json", derived(run)}}, options).find("NVIDIA H200 (cuda-nvidia-h200-132sm-b917d95f)") !=
         std::string::npos);
   // A results file's "device" object: the properties under "properties".
   CHECK(device_display_name({{"backend", "cuda"}, {"properties", {{"name", "NVIDIA H200"}}}}) == "NVIDIA H200");
@@ -238,7 +245,7 @@ TEST_CASE("comparison view: each device's run context, throttled results counted
   };
   ReportOptions options;
   options.templates = default_templates_dir();
-  const auto html = render_html_report({{"a.json", device("gpu-a", 1980)}, {"b.json", device("gpu-b", 1395)}}, options);
+  const auto html = render_html_report({{"a.json", derived(device("gpu-a", 1980))}, {"b.json", derived(device("gpu-b", 1395))}}, options);
   CHECK(html.find("NVIDIA H100 80GB HBM3<br>") != std::string::npos);
   CHECK(html.find("tier quick · 2026-11-21 · driver 580.159.04 · CUDA 13.0 · 700 W limit · clocks 1980-1980 MHz of 1980") !=
         std::string::npos);
@@ -273,15 +280,15 @@ TEST_CASE("comparison view: a procurement summary over the common workloads, and
   ReportOptions options;
   options.templates = default_templates_dir();
   options.price_usd = {{"gpu-a", 30000}, {"gpu-b", 10000}};
-  const auto html = render_html_report({{"a.json", device("gpu-a", "Big GPU", 2e-3, 700, false)},
-                                        {"b.json", device("gpu-b", "Small GPU", 1e-3, 350, true)}},
+  const auto html = render_html_report({{"a.json", derived(device("gpu-a", "Big GPU", 2e-3, 700, false))},
+                                        {"b.json", derived(device("gpu-b", "Small GPU", 1e-3, 350, true))}},
                                        options);
   // Twice as fast, at a third of the price, on half the TDP: x2.00, x6.00 per $, x4.00 per W.
   CHECK(std::regex_search(html, std::regex(R"re(<table id="procurement">[\s\S]*Small GPU[\s\S]*>1</td>[\s\S]*x2\.00[\s\S]*x6\.00[\s\S]*x4\.00 \(datasheet TDP, both\))re")));
   CHECK(html.find("The 1 workloads in common") != std::string::npos);
   // The Markdown summary says the same, its columns headed by the devices' names.
-  const auto md = render_markdown_report({{"a.json", device("gpu-a", "Big GPU", 2e-3, 700, false)},
-                                          {"b.json", device("gpu-b", "Small GPU", 1e-3, 350, true)}},
+  const auto md = render_markdown_report({{"a.json", derived(device("gpu-a", "Big GPU", 2e-3, 700, false))},
+                                          {"b.json", derived(device("gpu-b", "Small GPU", 1e-3, 350, true))}},
                                          options);
   CHECK(md.find("| Small GPU | 1 | x2.00 | x6.00 | x4.00 (datasheet TDP, both) |") != std::string::npos);
   CHECK(md.find("| suite | Big GPU | Small GPU |") != std::string::npos);
@@ -295,7 +302,7 @@ TEST_CASE("comparison view: a procurement summary over the common workloads, and
   CHECK(count_of(svg, "class=\"ceiling compute\" style=\"stroke:#d62728\"") == 1);
   CHECK(svg.find("Small GPU: bf16_matrix") != std::string::npos);  // a roof's tooltip names its device
   // One device alone: no overlay.
-  CHECK(render_html_report({{"a.json", device("gpu-a", "Big GPU", 2e-3, 700, false)}}, options).find("roofline overlay") ==
+  CHECK(render_html_report({{"a.json", derived(device("gpu-a", "Big GPU", 2e-3, 700, false))}}, options).find("roofline overlay") ==
         std::string::npos);
 }
 
@@ -313,15 +320,15 @@ TEST_CASE("comparison view: collectives compare their bus bandwidth, never a rat
   };
   ReportOptions options;
   options.templates = default_templates_dir();
-  const auto html = render_html_report({{"a.json", device("gpu-a", 2e-3)}, {"b.json", device("gpu-b", 1e-3)}}, options);
+  const auto html = render_html_report({{"a.json", derived(device("gpu-a", 2e-3))}, {"b.json", derived(device("gpu-b", 1e-3))}}, options);
   CHECK(html.find("Machine comparison") != std::string::npos);
   CHECK(html.find("x2.00") != std::string::npos);
   CHECK(html.find("x-nan") == std::string::npos);
   // A third machine without this workload: no geomean over sets that differ per machine.
   RunResults empty;
   empty.meta.fingerprint = "gpu-c";
-  const auto three = render_html_report({{"a.json", device("gpu-a", 2e-3)}, {"b.json", device("gpu-b", 1e-3)},
-                                         {"c.json", empty}}, options);
+  const auto three = render_html_report({{"a.json", derived(device("gpu-a", 2e-3))}, {"b.json", derived(device("gpu-b", 1e-3))},
+                                         {"c.json", derived(empty)}}, options);
   CHECK(three.find("workloads all machines ran") == std::string::npos);
   CHECK(html.find("x2.00 over the 1 workloads all machines ran") != std::string::npos);
   CHECK(html.find("xnan") == std::string::npos);
@@ -339,15 +346,19 @@ TEST_CASE("the inference section: latencies from the metrics, a bar of the stage
   r.metrics = {{"tpot_s", {2e-3, 3e-3, 4e-3}}, {"output_tokens_per_s", {500, 333, 250}}};
   ResultRecord qkv = r, attention = r;
   qkv.problem.shape += ".qkv";
-  qkv.problem.params = {{"stage", "qkv"}, {"of", r.problem.name()}};
+  qkv.problem.params = nlohmann::ordered_json::object();
+  qkv.measured.stage = "qkv";
+  qkv.measured.of = r.problem.name();
   qkv.metrics.clear();
   attention.problem.shape += ".attention";
-  attention.problem.params = {{"stage", "attention"}, {"of", r.problem.name()}};
+  attention.problem.params = nlohmann::ordered_json::object();
+  attention.measured.stage = "attention";
+  attention.measured.of = r.problem.name();
   attention.metrics.clear();
   run.results = {r, qkv, attention};
   ReportOptions options;
   options.templates = default_templates_dir();
-  const auto html = render_html_report({{"r.json", run}}, options);
+  const auto html = render_html_report({{"r.json", derived(run)}}, options);
   CHECK(html.find("<h2>Inference</h2>") != std::string::npos);
   CHECK(html.find("<td class=\"num\">3</td>") != std::string::npos);  // the median TPOT, ms
   CHECK(html.find("<td class=\"num\">333</td>") != std::string::npos);
@@ -357,7 +368,7 @@ TEST_CASE("the inference section: latencies from the metrics, a bar of the stage
   CHECK(html.find(R"(id="stage-legend">The stages bar, left to right: <span><i style="background:#4e79a7"></i>qkv</span> )"
                   R"(<span><i style="background:#f28e2b"></i>attention</span>)") != std::string::npos);
   CHECK(html.find(R"(fill="#f28e2b"><title>attention)") != std::string::npos);
-  const auto md = render_markdown_report({{"r.json", run}}, options);
+  const auto md = render_markdown_report({{"r.json", derived(run)}}, options);
   CHECK(md.find("| `tiny_decode_b1_c128` | bf16 | decode | - | 3 | - | 333 |") != std::string::npos);
 }
 
@@ -389,7 +400,7 @@ TEST_CASE("the gate view: a banner with gate's exit code, FAILs first, strips on
   options.gate = g;
   RunResults run;
   run.meta.fingerprint = "cpu-test";
-  const auto html = render_html_report({{"r.json", run}}, options);
+  const auto html = render_html_report({{"r.json", derived(run)}}, options);
   CHECK(html.find("banner-red") != std::string::npos);
   CHECK(html.find("gate exit 1") != std::string::npos);
   CHECK(html.find("fail_big") < html.find("pass_small"));  // FAIL first
@@ -401,18 +412,18 @@ TEST_CASE("the gate view: a banner with gate's exit code, FAILs first, strips on
     xs.push_back(std::stod((*it)[1]));
   REQUIRE(xs.size() == 2);
   CHECK(xs[0] > xs[1] + 100);  // fail_big first, far to the right
-  const auto md = render_markdown_report({{"r.json", run}}, options);
+  const auto md = render_markdown_report({{"r.json", derived(run)}}, options);
   CHECK(md.find("FAIL: 1 regression (gate exit 1)") != std::string::npos);
   CHECK(md.find("&quot;") == std::string::npos);
   CHECK(md.find("\"a lot\" <see> \\| this") != std::string::npos);
   g.comparisons = {comparison("gemm/cpu/fp32/pass_small", Verdict::pass, -0.001)};
   options.gate = g;
-  CHECK(render_html_report({{"r.json", run}}, options).find("banner-green") != std::string::npos);
+  CHECK(render_html_report({{"r.json", derived(run)}}, options).find("banner-green") != std::string::npos);
   // A gate of 600 benchmarks shows the 500 most urgent (its FAIL among them) and says so.
   for (int i = 0; i < 599; ++i) g.comparisons.push_back(comparison(fmt::format("gemm/cpu/fp32/p{}", i), Verdict::pass, 0));
   g.comparisons.push_back(comparison("gemm/cpu/fp32/fail_last", Verdict::fail, 0.2));
   options.gate = g;
-  const auto big = render_html_report({{"r.json", run}}, options);
+  const auto big = render_html_report({{"r.json", derived(run)}}, options);
   CHECK(count_of(big, R"(<svg class="strip")") == 500);
   CHECK(big.find("fail_last") != std::string::npos);
   CHECK(big.find("The 500 most urgent of 601 verdicts are shown") != std::string::npos);
@@ -440,7 +451,7 @@ TEST_CASE("trend charts from the history: the first run's series, change points 
   options.templates = default_templates_dir();
   options.history = {series("gemm/cpu/fp32/m32_n32_k32", 99), series("gemm/cpu/fp32/m64_n64_k64", 12),
                      series("gemm/cpu/fp32/m64_n64_k64", 5, "cpu-other"), series("gemm/cpu/fp32/not_in_run", 5)};
-  const auto html = render_html_report({{"r.json", run}}, options);
+  const auto html = render_html_report({{"r.json", derived(run)}}, options);
   CHECK(count_of(html, R"(<svg class="trend")") == 2);  // this device's series of this run's benchmarks
   CHECK(count_of(html, R"(class="change slower")") == 1);
   CHECK(html.find("+20.0%") != std::string::npos);
@@ -456,5 +467,5 @@ TEST_CASE("trend charts from the history: the first run's series, change points 
   REQUIRE(ticks.size() == 2);
   CHECK(ticks[0] == ticks[1]);
   options.history.clear();
-  CHECK(render_html_report({{"r.json", run}}, options).find("Trends in the nightly history") == std::string::npos);
+  CHECK(render_html_report({{"r.json", derived(run)}}, options).find("Trends in the nightly history") == std::string::npos);
 }

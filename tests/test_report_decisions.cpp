@@ -12,6 +12,13 @@
 #include "reports/ratio_text.hpp"
 
 using namespace rooftop;
+namespace {
+// The report reads each record's derived numbers, computed once when a run is complete.
+RunResults derived(RunResults run) {
+  derive_records(run);
+  return run;
+}
+}  // namespace
 using namespace rooftop::reports;
 
 namespace {
@@ -42,7 +49,7 @@ std::string html_of(const std::vector<ReportInput>& inputs) {
 TEST_CASE("a ceiling below what the results reach raises one banner at the top, with the command that fixes it",
           "[report]") {
   // 268 MFLOP in 1 ms: 268 GFLOP/s against a roof measured at 100 GFLOP/s.
-  const auto html = html_of({{"low.json", gemm_run("cpu-low", 1e-3, 100e9)}});
+  const auto html = html_of({{"low.json", derived(gemm_run("cpu-low", 1e-3, 100e9))}});
   REQUIRE(has(html, R"(id="ceiling-banner")"));
   CHECK(has(html, "1 measured ceiling is below what the results reach"));
   CHECK(has(html, "<strong>fp32_vector_fma</strong> measured 100.0 GFLOP/s, yet 1 result reaches up to 268.4 GFLOP/s (268% of it)"));
@@ -51,11 +58,11 @@ TEST_CASE("a ceiling below what the results reach raises one banner at the top, 
   CHECK(html.find(R"(id="ceiling-banner")") < html.find("<svg"));
   CHECK(html.find(R"(id="ceiling-banner")") < html.find("<table"));
   // A roof the results stay under raises none.
-  CHECK_FALSE(has(html_of({{"ok.json", gemm_run("cpu-ok", 1e-3, 1e12)}}), R"(id="ceiling-banner")"));
+  CHECK_FALSE(has(html_of({{"ok.json", derived(gemm_run("cpu-ok", 1e-3, 1e12))}}), R"(id="ceiling-banner")"));
   // The Markdown summary says it too.
   ReportOptions options;
   options.templates = default_templates_dir();
-  CHECK(has(render_markdown_report({{"low.json", gemm_run("cpu-low", 1e-3, 100e9)}}, options),
+  CHECK(has(render_markdown_report({{"low.json", derived(gemm_run("cpu-low", 1e-3, 100e9))}}, options),
             "run `rooftop characterize --backend cpu --merge` on that machine"));
 }
 
@@ -80,7 +87,7 @@ TEST_CASE("per watt: like with like, never a measured board power against a data
 
 TEST_CASE("per watt in the comparison summary: a TDP-vs-measured mix is marked not comparable", "[report]") {
   // cpu-a: energy measured, no datasheet; cpu-b: only a TDP.
-  const auto html = html_of({{"a.json", gemm_run("cpu-a", 2e-3, 1e12, 0, 5.0)}, {"b.json", gemm_run("cpu-b", 1e-3, 1e12, 350)}});
+  const auto html = html_of({{"a.json", derived(gemm_run("cpu-a", 2e-3, 1e12, 0, 5.0))}, {"b.json", derived(gemm_run("cpu-b", 1e-3, 1e12, 350))}});
   CHECK(has(html, R"(class="num refused" data-label="per W">not comparable: Test CPU cpu-b has datasheet TDP only (350 W), )"
                   R"(Test CPU cpu-a has measured board power)"));
   CHECK_FALSE(has(html, "(measured power)"));
@@ -101,7 +108,7 @@ TEST_CASE("the machine measured, from the fields the results carry: a CPU's core
   // On the page, under the device's heading.
   auto run = gemm_run("cpu-m", 1e-3, 1e12);
   run.meta.device = cpu;
-  CHECK(has(html_of({{"m.json", run}}), R"(<div class="meta machine">measured on: 8 cores / 16 threads (8 used), 1 socket)"));
+  CHECK(has(html_of({{"m.json", derived(run)}}), R"(<div class="meta machine">measured on: 8 cores / 16 threads (8 used), 1 socket)"));
 }
 
 TEST_CASE("a stage without FLOPs (an embedding) is read by its bandwidth, never told to run characterize", "[report]") {

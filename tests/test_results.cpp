@@ -59,6 +59,7 @@ RunResults sample_run() {
   skipped.samples.clear();
   skipped.correctness.reset();
   run.results = {ok, failed, skipped};
+  derive_records(run);
   return run;
 }
 }  // namespace
@@ -84,6 +85,7 @@ TEST_CASE("a datasheet is kept when the run had no measured ceilings", "[results
   auto run = sample_run();
   run.meta.ceilings.reset();
   run.meta.datasheet = Datasheet{"NVIDIA H200 SXM", "https://example.invalid/h200", Ceilings{{}, {}, 0, {{"nvlink", 450e9}}}, 700};
+  derive_records(run);
   const auto back = results_from_json(nlohmann::ordered_json::parse(results_to_json(run).dump()), "mem");
   CHECK_FALSE(back.meta.ceilings);
   REQUIRE(back.meta.datasheet);
@@ -107,9 +109,11 @@ TEST_CASE("energy: the board's mean power over the repetitions, joules an iterat
   auto run = sample_run();
   auto& r = run.results[0];
   r.problem.params["tokens_per_iteration"] = 4;
+  r.declared = declared_facts(r.problem.params);
   // 30 J over 0.1 s, then 20 J over 0.1 s: 250 W on average (not the mean of 300 and 200 W
   // weighted equally by count only by chance: the sums are what count).
   r.samples = {{1e-6, 100, 2500, 30, 0.1}, {1.1e-6, 100, 2500, 20, 0.1}, {0.9e-6, 100, 2400, 10, 0.2}};
+  derive_records(run);
   const auto j = results_to_json(run);
   const auto& power = j["results"][0]["power"];
   CHECK(power["board_w"].get<double>() == Approx(60.0 / 0.4));
@@ -285,6 +289,7 @@ TEST_CASE("a generic path below 20% of the roof is flagged, the same path near t
   r.samples = {{0.1, 1, 0}, {0.1, 1, 0}, {0.1, 1, 0}};  // 10 GFLOP/s: 10% of the roof
   r.generic_path = "no fast decode kernel for head dim 80: the generic kernel ran";
   run.results.resize(1);
+  derive_records(run);
   auto j = results_to_json(run);
   CHECK(j["results"][0]["generic_path"] == r.generic_path);
   CHECK(j["results"][0]["roofline"]["slow_generic_path"] == true);
@@ -293,14 +298,16 @@ TEST_CASE("a generic path below 20% of the roof is flagged, the same path near t
   const auto d = reports::diagnose(j["results"][0], nullptr);
   CHECK_THAT(d.finding, Catch::Contains("10% of its roof on a generic path: no fast decode kernel for head dim 80"));
   std::ostringstream table;
-  reports::print_terminal_table(table, j, false);
+  reports::print_terminal_table(table, run, false);
   CHECK_THAT(table.str(), Catch::Contains("ok GENERIC [1]") && Catch::Contains("rooftop's fallback, not the machine"));
 
   r.samples = {{0.025, 1, 0}, {0.025, 1, 0}, {0.025, 1, 0}};  // 40% of the roof: the generic path is said, not flagged
+  derive_records(run);
   j = results_to_json(run);
   CHECK(j["results"][0]["roofline"]["slow_generic_path"] == false);
   r.generic_path.clear();
   r.samples = {{0.1, 1, 0}, {0.1, 1, 0}, {0.1, 1, 0}};  // slow on the fast path: no flag
+  derive_records(run);
   j = results_to_json(run);
   CHECK(j["results"][0]["generic_path"].is_null());
   CHECK(j["results"][0]["roofline"]["slow_generic_path"] == false);

@@ -5,11 +5,11 @@
 #include <sstream>
 
 #include "harness/units.hpp"
+#include "harness/results.hpp"
 #include "reports/printers.hpp"
 #include "reports/terminal_table.hpp"
 
 using namespace rooftop;
-using ojson = nlohmann::ordered_json;
 
 namespace {
 const std::filesystem::path kStoredResults = ROOFTOP_TEST_RESULTS_DIR;
@@ -21,45 +21,34 @@ std::size_t widest_line(const std::string& text) {
   return widest;
 }
 
-std::string table_of(const ojson& j, bool wide = false) {
+std::string table_of(const RunResults& run, bool wide = false) {
   std::ostringstream out;
-  reports::print_terminal_table(out, j, wide);
+  reports::print_terminal_table(out, run, wide);
   return out.str();
 }
 
-ojson load(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return ojson::parse(in);
-}
-
-// A result as `rooftop run` writes it, with what the table reads.
-ojson result(const std::string& family, const std::string& shape, const std::string& dtype, const std::string& impl,
-             const std::string& label, double seconds, double flops, double bytes) {
-  ojson r;
-  r["name"] = family + "/cuda/" + dtype + "/" + shape;
-  r["family"] = family;
-  r["backend"] = "cuda";
-  r["dtype"] = dtype;
-  r["shape"] = shape;
-  r["implementation"] = impl;
-  r["implementation_label"] = label;
-  r["status"] = "ok";
-  r["reason"] = "";
-  r["work"] = {{"flops", flops}, {"bytes", bytes}, {"arithmetic_intensity", flops / bytes}};
-  r["summary"] = {{"median_s", seconds}};
-  r["throughput"] = {{"flops_per_s", flops / seconds}, {"bytes_per_s", bytes / seconds}};
-  r["roofline"] = nullptr;
+// A result as `rooftop run` keeps it: one sample of `seconds`, derived without ceilings.
+ResultRecord result(const std::string& family, const std::string& shape, Dtype dtype, const std::string& impl,
+                    const std::string& label, double seconds, double flops, double bytes) {
+  ResultRecord r;
+  r.problem = {family, "cuda", dtype, shape, nlohmann::ordered_json::object(), {flops, bytes}, 0};
+  r.implementation = impl;
+  r.implementation_label = label;
+  r.samples = {{seconds, 1, 0}};
+  derive_record(r, nullptr);
   return r;
 }
 
-ojson run_of(std::vector<ojson> results) {
-  ojson j;
-  j["rooftop"] = {{"version", "0.1.0"}};
-  j["tier"] = "quick";
-  j["device"] = {{"backend", "cuda"}, {"fingerprint", "cuda-test-gpu"}, {"properties", {{"model_name", "Test GPU"}}}};
-  j["ceilings"] = {{"source", "/a/very/long/path/" + std::string(150, 'p') + "/profile.json"}, {"measured", nullptr}};
-  j["results"] = std::move(results);
-  return j;
+RunResults run_of(std::vector<ResultRecord> results) {
+  RunResults run;
+  run.meta.rooftop_version = "0.1.0";
+  run.meta.tier = "quick";
+  run.meta.backend = "cuda";
+  run.meta.fingerprint = "cuda-test-gpu";
+  run.meta.device = {{"model_name", "Test GPU"}};
+  run.meta.ceilings_source = "/a/very/long/path/" + std::string(150, 'p') + "/profile.json";
+  run.results = std::move(results);
+  return run;
 }
 }  // namespace
 
@@ -94,29 +83,34 @@ TEST_CASE("terminal table: the stored quick tiers fit 120 columns, --wide keeps 
   for (const auto* name : {"cuda/h100-quick-attention.json", "cuda/h100-quick-gemm.json",
                            "cuda/h200x2-quick-collectives-bf16.json", "cpu-quick-gemm.json", "cpu-quick-attention.json"}) {
     INFO(name);
-    const auto j = load(kStoredResults / name);
-    const auto table = table_of(j);
+    const auto run = load_results(kStoredResults / name);
+    REQUIRE_FALSE(run.results.empty());
+    const auto table = table_of(run);
     CHECK(widest_line(table) <= reports::kTerminalColumns);
     CHECK(table.find("e+") == std::string::npos);  // scaled units, no exponents
-    const auto wide = table_of(j, true);
-    for (const auto& r : j["results"]) CHECK(wide.find(r["implementation"].get<std::string>()) != std::string::npos);
+    const auto wide = table_of(run, true);
+    for (const auto& r : run.results) CHECK(wide.find(r.implementation) != std::string::npos);
   }
 }
 
 TEST_CASE("terminal table: labels, shapes without the label, scaled rates, notes for reasons", "[report]") {
   const std::string tile = "wgm192n128w12s2";
-  auto fused = result("attention", "prefill_b2_hq16_hkv16_s8192_d128_causal_fused_" + tile, "bf16",
+  auto fused = result("attention", "prefill_b2_hq16_hkv16_s8192_d128_causal_fused_" + tile, Dtype::bf16,
                       "rooftop fused prefill, wgmma m64nNk16 (" + tile + ": 192 query rows x 128 keys, 12 warps, 2 stages; "
                       "168 registers, 177 KiB shared, 0 B spilled)", tile, 4.1e-3, 3.3e15, 1.1e9);
-  auto decode = result("attention", "decode_b32_hq32_hkv8_kv8192_d128_paged16", "bf16", "rooftop split-KV decode",
+  auto decode = result("attention", "decode_b32_hq32_hkv8_kv8192_d128_paged16", Dtype::bf16, "rooftop split-KV decode",
                        "split-KV x8", 250e-6, 2.1e9, 1.1e9);
-  decode["roofline"] = {{"bound", "memory"}, {"percent_of_attainable", 83.6}, {"above_ceiling", false},
-                        {"compute_peak_flops_per_s", 990e12}, {"bandwidth_bytes_per_s", 3.35e12}};
-  auto int8 = result("gemm", "m4096_n4096_k4096", "int8", "cublasLt 13.1.0 algo 43 tile 15 stages 34", "cuBLASLt algo 43",
+  RooflinePlacement place;  // as an H200's ceilings would place it
+  place.bound = Bound::memory;
+  place.fraction_of_attainable = 0.836;
+  place.compute_peak = 990e12;
+  place.bandwidth = 3.35e12;
+  decode.derived->roofline = place;
+  auto int8 = result("gemm", "m4096_n4096_k4096", Dtype::int8, "cublasLt 13.1.0 algo 43 tile 15 stages 34", "cuBLASLt algo 43",
                      70e-6, 1.37e11, 5e7);
-  auto failed = result("gemm", "m16_n14336_k4096", "fp8", "cublasLt", "cuBLASLt algo 66", 1e-3, 1e9, 1e8);
-  failed["status"] = "failed";
-  failed["reason"] = "wrong results: error 3.2x the allowed bound (" + std::string(200, 'x') + ") at element 12";
+  auto failed = result("gemm", "m16_n14336_k4096", Dtype::fp8, "cublasLt", "cuBLASLt algo 66", 1e-3, 1e9, 1e8);
+  failed.status = Status::failed;
+  failed.reason = "wrong results: error 3.2x the allowed bound (" + std::string(200, 'x') + ") at element 12";
   const auto table = table_of(run_of({fused, decode, int8, failed}));
   INFO(table);
   CHECK(widest_line(table) <= reports::kTerminalColumns);
@@ -134,7 +128,7 @@ TEST_CASE("terminal table: labels, shapes without the label, scaled rates, notes
 }
 
 TEST_CASE("terminal table: a shape and a label too long for the width are elided, never the numbers", "[report]") {
-  auto r = result("attention", "prefill_b1024_hq128_hkv128_s1048576_d256_causal_" + std::string(60, 'z'), "bf16",
+  auto r = result("attention", "prefill_b1024_hq128_hkv128_s1048576_d256_causal_" + std::string(60, 'z'), Dtype::bf16,
                   std::string(90, 'i'), std::string(60, 'l'), 1.0, 1e15, 1e9);
   const auto table = table_of(run_of({r}));
   INFO(table);

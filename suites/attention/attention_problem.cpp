@@ -1,11 +1,13 @@
 #include "suites/attention/attention_problem.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
 #include <initializer_list>
 
+#include "devices/backend_traits.hpp"
 #include "harness/errors.hpp"
 
 namespace rooftop::attention {
@@ -100,14 +102,16 @@ void validate(const AttentionShape& s) {
 
 Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string_view backend) {
   validate(s);
+  const auto& traits = backend_traits(backend);
   // The GPU decode kernel's, one source for CUDA and HIP.
-  if (s.decode && !s.tile.empty() && backend != "cuda" && backend != "hip")
+  if (s.decode && !s.tile.empty() && !traits.rooftop_gpu_kernels)
     throw InputError(fmt::format("tile {}: a split count is a setting of the CUDA decode kernel (HIP builds it too)", s.tile));
-  if (backend != "cpu" && !s.decode && !s.tile.empty() && s.tile.find('w') == std::string::npos)
+  if (traits.gpu && !s.decode && !s.tile.empty() && s.tile.find('w') == std::string::npos)
     throw InputError(fmt::format("tile {} names the CPU path's tiles (m<rows>n<keys>); the {} prefill's are "
                                  "[wg]m<M>n<N>w<warps>s<stages>, e.g. m128n64w4s2", s.tile, backend));
-  if (s.impl == "cudnn" && backend != "cuda")
-    throw InputError(fmt::format("implementation cudnn is NVIDIA's cuDNN: run it with --backend cuda, not {}", backend));
+  if (s.impl == "cudnn" && !traits.cudnn_attention)
+    throw InputError(fmt::format("implementation cudnn is NVIDIA's cuDNN: run it with --backend {}, not {}",
+                                 fmt::join(backends_with(&BackendTraits::cudnn_attention), " or "), backend));
   Problem p;
   p.family = "attention";
   p.backend = std::string(backend);

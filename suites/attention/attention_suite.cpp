@@ -2,6 +2,7 @@
 // themselves from attention_cpu.cpp (fused and oneDNN) and attention_cuda.cpp.
 #include <fmt/format.h>
 
+#include "devices/backend_traits.hpp"
 #include "harness/registry.hpp"
 #include "harness/tier_sweep.hpp"
 #include "suites/attention/attention_cpu.hpp"
@@ -25,9 +26,10 @@ Family make_attention_family() {
     // The CPU prefill's oneDNN tiles, the GPU decode's split counts and the CUDA prefill's
     // compiled kernel tiles (a HIP build has no prefill kernel to tune).
     const auto s = shape_of(p);
-    if (p.backend == "cpu") return cpu_tile_candidates(s, p.dtype);
-    if ((p.backend == "cuda" || p.backend == "hip") && s.decode) return decode_split_candidates(s);
-    if (p.backend == "cuda") return cuda_prefill_tile_candidates(s, p.dtype);
+    const auto& traits = backend_traits(p.backend);
+    if (!traits.gpu) return cpu_tile_candidates(s, p.dtype);
+    if (traits.rooftop_gpu_kernels && s.decode) return decode_split_candidates(s);
+    if (traits.nvidia_ptx) return cuda_prefill_tile_candidates(s, p.dtype);
     return std::vector<std::string>{};
   };
   f.sweep = [](const PlanContext& c) {

@@ -23,5 +23,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 }  // namespace
 
 const Collective kAllGather{"all_gather", false, true, counts, bus_factor, in_place_offset, expected, run};
+const RegisterCollective kRegister(kAllGather);
 
 }  // namespace rooftop::collectives

@@ -17,5 +17,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 }  // namespace
 
 const Collective kAllReduce{"all_reduce", true, true, whole_message, bus_factor, same_start, expected, run};
+const RegisterCollective kRegister(kAllReduce);
 
 }  // namespace rooftop::collectives

@@ -22,5 +22,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 
 // Out of place only: NCCL's alltoall is grouped sends and receives, which cannot share a buffer.
 const Collective kAlltoall{"alltoall", false, false, counts, bus_factor, same_start, expected, run};
+const RegisterCollective kRegister(kAlltoall);
 
 }  // namespace rooftop::collectives

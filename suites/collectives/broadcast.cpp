@@ -16,5 +16,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 }  // namespace
 
 const Collective kBroadcast{"broadcast", false, true, whole_message, bus_factor, same_start, expected, run};
+const RegisterCollective kRegister(kBroadcast);
 
 }  // namespace rooftop::collectives

@@ -58,10 +58,15 @@ inline Counts whole_message(std::size_t size, std::size_t element_bytes, int) {
 // For those whose in-place form, if any, shares one buffer from its start.
 inline std::size_t same_start(int, const Counts&) { return 0; }
 
-// all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv.
-std::span<const Collective* const> all_collectives();
+// A collective registers itself from its own file, as a family does (harness/family.hpp):
+// `const RegisterCollective kRegister(kMine);` beside its definition. Adding one touches no
+// other source file.
+struct RegisterCollective {
+  explicit RegisterCollective(const Collective& collective);
+};
 const Collective* find_collective(std::string_view name);  // null if unknown
 
+// The seven of nccl-tests, for the tests that check their formulas.
 extern const Collective kAllReduce, kAllGather, kReduceScatter, kAlltoall, kBroadcast, kReduce, kSendRecv;
 
 }  // namespace rooftop::collectives

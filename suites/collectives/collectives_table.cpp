@@ -1,12 +1,19 @@
 #include "suites/collectives/collective.hpp"
 
+#include <vector>
+
 namespace rooftop::collectives {
 
-std::span<const Collective* const> all_collectives() {
-  static const Collective* const table[] = {&kAllReduce, &kAllGather, &kReduceScatter, &kAlltoall,
-                                            &kBroadcast, &kReduce,    &kSendRecv};
-  return table;
+namespace {
+// Filled before main by each collective's RegisterCollective; a function's static, so that
+// it exists whichever file's registrar runs first.
+std::vector<const Collective*>& registered() {
+  static std::vector<const Collective*> all;
+  return all;
 }
+}  // namespace
+
+RegisterCollective::RegisterCollective(const Collective& collective) { registered().push_back(&collective); }
 
 int max_exact_ranks(Dtype dtype) {
   switch (dtype) {
@@ -19,7 +26,7 @@ int max_exact_ranks(Dtype dtype) {
 }
 
 const Collective* find_collective(std::string_view name) {
-  for (const auto* c : all_collectives())
+  for (const auto* c : registered())
     if (c->name == name) return c;
   return nullptr;
 }

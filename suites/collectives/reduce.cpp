@@ -17,5 +17,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 }  // namespace
 
 const Collective kReduce{"reduce", true, true, whole_message, bus_factor, same_start, expected, run};
+const RegisterCollective kRegister(kReduce);
 
 }  // namespace rooftop::collectives

@@ -23,5 +23,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 }  // namespace
 
 const Collective kReduceScatter{"reduce_scatter", true, true, counts, bus_factor, in_place_offset, expected, run};
+const RegisterCollective kRegister(kReduceScatter);
 
 }  // namespace rooftop::collectives

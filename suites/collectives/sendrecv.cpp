@@ -18,5 +18,6 @@ void run(Transport& t, int local, const void* send, void* recv, const Counts& c,
 
 // Out of place only: the buffer sent is not the one received.
 const Collective kSendRecv{"sendrecv", false, false, whole_message, bus_factor, same_start, expected, run};
+const RegisterCollective kRegister(kSendRecv);
 
 }  // namespace rooftop::collectives

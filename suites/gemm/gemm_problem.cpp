@@ -5,11 +5,12 @@
 #include <charconv>
 #include <limits>
 
+#include "devices/backend_traits.hpp"
 #include "harness/errors.hpp"
 
 namespace rooftop::gemm {
 namespace {
-bool on_gpu(std::string_view backend) { return backend != "cpu"; }
+bool on_gpu(std::string_view backend) { return backend_traits(backend).gpu; }
 
 // cuBLASLt's workspace, beside the operands.
 constexpr double kGpuWorkspaceBytes = 64.0 * (1 << 20);

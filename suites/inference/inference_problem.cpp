@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "devices/backend_traits.hpp"
 #include "harness/errors.hpp"
 #include "suites/inference/decoder_weights.hpp"
 
@@ -261,7 +262,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
         s.scenario == Scenario::decode ? m.max_positions - kDecodeSteps : m.max_positions));
   validate_checkpoint(m, checkpoint_files(s.model));  // once a process per checkpoint
   // A GPU's decode steps replay a CUDA graph unless the shape says eager; the CPU has no launches.
-  const bool gpu = backend != "cpu";
+  const bool gpu = backend_traits(backend).gpu;
   if (!gpu && !s.launch.empty())
     throw InputError(fmt::format("inference shape with ':{}': the launch mode is a GPU axis; leave it out for --backend {}",
                                  s.launch, backend));
