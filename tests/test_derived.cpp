@@ -39,7 +39,7 @@ TEST_CASE("derive: summary and throughput from the median sample, roofline from 
   CHECK_FALSE(derive(gemm_record({0.05}), nullptr).roofline);  // no ceilings, no place
 }
 
-TEST_CASE("derive: no samples, no numbers; a cold cache is the harness's fact, not a parameter", "[derived]") {
+TEST_CASE("derive: no samples, no numbers - a cold cache is the harness's fact, not a parameter", "[derived]") {
   auto r = gemm_record({});
   auto d = derive(r, &kCeilings);
   CHECK_FALSE(d.summary);
@@ -52,7 +52,7 @@ TEST_CASE("derive: no samples, no numbers; a cold cache is the harness's fact, n
   CHECK_FALSE(derive(r, &kCeilings).cold);
 }
 
-TEST_CASE("derive: a collective's bus bandwidth and its share of the link; joules per token", "[derived]") {
+TEST_CASE("derive: a collective's bus bandwidth and its share of the link - joules per token", "[derived]") {
   auto r = gemm_record({0.5});
   r.problem.work = {0, 1e9};
   r.declared.bus_factor = 1.5;  // all_reduce on 4 ranks: 2 (n-1)/n
@@ -79,7 +79,7 @@ TEST_CASE("derive: a collective's bus bandwidth and its share of the link; joule
   CHECK(*d.power->joules_per_token == Approx(5));
 }
 
-TEST_CASE("a record is derived once; reading its numbers before that is a logic error", "[derived]") {
+TEST_CASE("a record is derived once - reading its numbers before that is a logic error", "[derived]") {
   RunResults run;
   run.meta.ceilings = kCeilings;
   run.results = {gemm_record({0.05})};
