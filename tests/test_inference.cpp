@@ -605,4 +605,20 @@ TEST_CASE("the fused decode step: a GPU axis named in the point, its norms insid
     CHECK(st.name.find("norm") == std::string::npos);
   }
   CHECK(flops_fused == Approx(flops_apart));
+  // RoPE and the cache write in the qkv epilogue: "rope" joins "qkv", which writes q (bf16)
+  // and the cache (bf16 k and v) where it wrote fp32 q, k and v; the rest is unchanged.
+  const auto roped = stage_work(m, 1, 512, 1, Dtype::bf16, true, true, true);
+  REQUIRE(roped.size() + 1 == fused.size());
+  const auto work_of = [](const auto& stages, const char* name) {
+    for (const auto& st : stages)
+      if (st.name == name) return st.work;
+    FAIL("no stage " << name);
+    return Work{};
+  };
+  for (const auto& st : roped) CHECK(st.name != "rope");
+  const double q = 2048, kv = 512, width = q + 2 * kv;
+  CHECK(work_of(roped, "qkv").flops == Approx(work_of(fused, "qkv").flops + work_of(fused, "rope").flops));
+  CHECK(work_of(roped, "qkv").bytes ==
+        Approx(work_of(fused, "qkv").bytes + 16 * ((q + 2 * kv) * 2 - width * 4)));
+  CHECK(work_of(roped, "attention").bytes == Approx(work_of(fused, "attention").bytes));
 }

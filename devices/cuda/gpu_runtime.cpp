@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string_view>
 #include <utility>
 
 namespace rooftop::gpu {
@@ -84,6 +86,19 @@ void CapturedGraph::abandon_capture() {
 void CapturedGraph::launch() const {
   if (!exec_) throw std::logic_error("CapturedGraph::launch before a capture");
   ROOFTOP_GPU_CHECK(cudaGraphLaunch(exec_, stream()));
+}
+
+// gpu_pdl.cuh declares it; defined here, in host code, for every GPU build.
+bool pdl_supported(const void* kernel) {
+#if defined(ROOFTOP_HIP)
+  (void)kernel;
+  return false;
+#else
+  if (const char* v = std::getenv("ROOFTOP_PDL"); v && std::string_view(v) == "0") return false;
+  cudaFuncAttributes attributes{};
+  ROOFTOP_GPU_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  return attributes.ptxVersion >= 90 && attributes.binaryVersion >= 90;
+#endif
 }
 
 }  // namespace rooftop::gpu

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "devices/cuda/gpu_pdl.cuh"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/vendors/gpu.hpp"
 #include "harness/errors.hpp"
@@ -241,6 +242,7 @@ __device__ void finish_split(const DecodeArgs& a, const BlockRows& r, int split,
 // the shuffles and exponentials per key against a warp per row.
 template <class T, int D, int GP>
 __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
+  gpu::pdl_allow_next();  // the next kernel may launch and prefetch what it can (overlap_launch)
   constexpr int kRowLanes = 16, kRows = kWarps * kWarp / kRowLanes;  // half-warps in the block
   constexpr int E = D / kRowLanes;
   const int lane = threadIdx.x % kRowLanes, row_group = threadIdx.x / kRowLanes;
@@ -254,6 +256,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   const float scale = rsqrtf(static_cast<float>(D));
   __shared__ std::int32_t table[kMaxSplitKeys / 16 + 2];
   load_block_table(a, b, k0, k1, table);
+  gpu::pdl_wait();  // q and the newest key come from the previous kernel (overlap_launch)
 
   float q[GP][E], acc[GP][E], m[GP], l[GP];
   for (int g = 0; g < GP; ++g) {
@@ -349,6 +352,7 @@ template <class T, int D, int GP>
 __global__ void __launch_bounds__(kWarps* kWarp, D == 64 ? 4 : 0) decode_split_mma(DecodeArgs a) {
   using namespace tensor_core;
   static_assert(GP <= 16, "a group's rows are one m16 tile");
+  gpu::pdl_allow_next();  // the next kernel may launch and prefetch what it can (overlap_launch)
   static_assert(kWarps * GP * D * 4 <= kMmaStages * 2 * kMmaStageKeys * D * static_cast<int>(sizeof(T)),
                 "the warps' outputs reuse the ring");
   constexpr int kChunks = D / 8;  // 16-byte chunks a row
@@ -365,6 +369,7 @@ __global__ void __launch_bounds__(kWarps* kWarp, D == 64 ? 4 : 0) decode_split_m
   const std::int64_t chunk = (skv + a.splits - 1) / a.splits;
   const std::int64_t k0 = split * chunk, k1 = min(skv, k0 + chunk);
   load_block_table(a, b, k0, k1, table);
+  gpu::pdl_wait();  // q and the newest key come from the previous kernel (overlap_launch)
 
   const T* kbase = static_cast<const T*>(a.k);
   const T* vbase = static_cast<const T*>(a.v);
@@ -568,8 +573,13 @@ void launch_decode(const DecodeArgs& a) {
   const std::int64_t group = a.hq / a.hkv;
   const SplitKernel k = split_kernel_for(a.dtype, a.d, group);
   const std::int64_t rows = a.b * a.hkv * decode_passes(a.dtype, group);  // block rows: grid x
-  k.kernel<<<dim3(static_cast<unsigned>(rows), static_cast<unsigned>(a.splits)), kWarps * kWarp, k.shared,
-             gpu::stream()>>>(a);
+  const auto overlap_supported = [&] {  // asked once, when a launch first wants it (every split kernel is built alike)
+    static const bool supported = gpu::pdl_supported(reinterpret_cast<const void*>(k.kernel));
+    return supported;
+  };
+  gpu::launch_pdl(a.overlap_launch && overlap_supported(), k.kernel,
+                  dim3(static_cast<unsigned>(rows), static_cast<unsigned>(a.splits)), kWarps * kWarp,
+                  static_cast<std::size_t>(k.shared), a);
   ROOFTOP_GPU_CHECK_LAUNCH("decode_split");
 }
 

@@ -26,6 +26,11 @@ struct DecodeArgs {
   // only the bound the splits were chosen for: one launch that a CUDA graph replays over a
   // cache growing by a key a step. Needs `capacity`.
   const std::int32_t* skv_on_device = nullptr;
+  // Launched as a programmatic dependent launch (devices/cuda/gpu_pdl.cuh) where the GPU and
+  // build allow it: the decoder's chain, whose previous kernel writes q and the newest key.
+  // The kernel lets the next one start at once and waits for the previous one before it
+  // reads q or the cache; the block table and the keys attended are read before the wait.
+  bool overlap_launch = false;
 };
 
 // The groups (Hq / Hkv) the split kernel runs: 1 to kMaxDecodeGroup query heads per KV head,

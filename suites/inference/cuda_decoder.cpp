@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cuda_profiler_api.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -20,6 +24,18 @@ gpu::DeviceBuffer upload(const std::vector<T>& host) {
   gpu::DeviceBuffer d(host.size() * sizeof(T));
   ROOFTOP_GPU_CHECK(cudaMemcpyAsync(d.get(), host.data(), d.bytes(), cudaMemcpyHostToDevice, gpu::stream()));
   return d;
+}
+
+// ROOFTOP_PROFILE_DECODE_STEP=N brackets the process's N-th decode step (one token a
+// sequence) with cudaProfilerStart/Stop, once, so `ncu --profile-from-start off` records
+// exactly one step's kernels (docs/inference.md, "Where a step's time goes").
+bool profile_this_step() {
+  static const long wanted = [] {
+    const char* v = std::getenv("ROOFTOP_PROFILE_DECODE_STEP");
+    return v ? std::strtol(v, nullptr, 10) : 0L;
+  }();
+  static std::atomic<long> seen{0};
+  return wanted > 0 && ++seen == wanted;
 }
 
 }  // namespace
@@ -202,15 +218,15 @@ bool CudaDecoder::norms_in_projections(std::int64_t per_seq) const {
 
 void CudaDecoder::project(Projection p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w,
                           void* y, kernels::GemvEpilogue epilogue, const Fp8Scales& scales, float act_inverse,
-                          const kernels::GemvNorm* norm) {
+                          const kernels::GemvNorm* norm, const kernels::GemvRope* rope) {
   using kernels::GemvEpilogue;
   const ProjectionChoice* choice = rows == batch_ && !decode_choice_.empty() ? &decode_choice_[p] : nullptr;
   if (kernels::gemv_fits(rows, n, k, epilogue, fp8_) && (!choice || choice->gemv)) {
     const kernels::GemvFp8 scaled{alpha_of(scales), act_inverse};
     return kernels::gemv(x, w, y, rows, n, k, epilogue, choice ? choice->config : kernels::GemvConfig{},
-                         fp8_ ? &scaled : nullptr, norm);
+                         fp8_ ? &scaled : nullptr, norm, rope);
   }
-  if (norm) throw std::logic_error("an RMSNorm folded into a projection that the GEMV does not run");
+  if (norm || rope) throw std::logic_error("a norm or RoPE folded into a projection that the GEMV does not run");
   if (epilogue == GemvEpilogue::swiglu) {  // the matmul, then the SwiGLU kernel
     matmul(rows, n, k).execute_on(x, w, gate_up_.get(), alpha_of(scales));
     return kernels::swiglu(gate_up_.as<float>(), y, rows, n / 2, act_inverse);
@@ -465,15 +481,25 @@ std::string CudaDecoder::family_notes() const {
   const auto& c = w_.config;
   std::string out;
   if (const auto why = generic_path(1); why.starts_with("sliding")) out += "; " + why;
-  if (fused_)
-    out += norms_in_projections(1) ? "; decode step fused: each RMSNorm in the next GEMV's prologue (no norm kernels)"
-                                   : fp8_ ? "; ':fused' asked, but the GEMV's norm prologue is bf16 only: norm kernels ran"
-                                          : "; ':fused' asked, but cuBLASLt runs a projection the norm would fold into: "
-                                            "norm kernels ran";
-  if (c.qkv_bias) out += "; q/k/v biases in the RoPE kernel";
+  if (fused_ && norms_in_projections(1))
+    out += rope_in_qkv(1) ? "; decode step fused: each RMSNorm in the next GEMV's prologue, RoPE and the cache write in "
+                            "the qkv GEMV's epilogue (no norm or RoPE kernels)"
+                          : "; decode step fused: each RMSNorm in the next GEMV's prologue (no norm kernels; RoPE's "
+                            "own kernel: a window or head layout the split-KV kernel lacks)";
+  else if (fused_)
+    out += fp8_ ? "; ':fused' asked, but the GEMV's norm prologue is bf16 only: norm kernels ran"
+                : "; ':fused' asked, but cuBLASLt runs a projection the norm would fold into: norm kernels ran";
+  if (c.qkv_bias) out += rope_in_qkv(1) ? "; q/k/v biases in the qkv GEMV's epilogue" : "; q/k/v biases in the RoPE kernel";
   if (c.o_bias) out += "; o bias added after o_proj";
   if (c.mlp_bias) out += "; MLP biases: gate/up in the SwiGLU kernel (not the GEMV's epilogue), down added after";
   return out;
+}
+
+bool CudaDecoder::rope_in_qkv(std::int64_t per_seq) const {
+  if (!norms_in_projections(per_seq) || !split_decode_) return false;  // the split kernel reads q in bf16
+  for (std::int64_t l = 0; l < layers_; ++l)
+    if (window_cuts(l)) return false;  // the plain attention kernel reads the fp32 qkv
+  return true;
 }
 
 std::string CudaDecoder::implementation_label() const {
@@ -512,6 +538,7 @@ void CudaDecoder::queue_attention(std::int64_t layer, std::int64_t per_seq, cons
     a.o = attn_.get();
     a.partial = decode_workspace_.as<float>();
     a.splits = decode_splits_;
+    a.overlap_launch = true;  // between the qkv GEMV (or RoPE) and the o_proj GEMV, which overlap their neighbours
     attention::launch_decode(a);
   } else if (fused_prefill(per_seq)) {
     attention::PrefillArgs a{};
@@ -544,6 +571,7 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
   const auto* step = step_.as<std::int32_t>();
   const bool fused_q = (per_seq == 1 && split_decode_) || fused_prefill(per_seq);  // q in bf16 for the fused kernels
   const bool fold = norms_in_projections(per_seq);  // the fused step: each RMSNorm in the next GEMV
+  const bool rope_epilogue = rope_in_qkv(per_seq);  // and RoPE with the cache write in the qkv GEMV
   using kernels::GemvEpilogue;
   CudaStageTimer* timer = recorder_ ? stage_timer_.get() : nullptr;
   std::optional<GpuStage> stage;
@@ -563,13 +591,20 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
       kernels::rms_norm(h_.as<float>(), L.attn_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps, inverse_of(S.qkv_scale));
     }
     stage.emplace(timer, "qkv", li);
-    project(qkv, rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store, S.qkv_scale, 0,
-            fold ? &attn_norm : nullptr);
-    stage.emplace(timer, "rope", li);
-    void* const kv_rows[2] = {k_rows_.get(), v_rows_.get()};
-    kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, rope_table_.as<float>(), batch_,
-                            per_seq, step, c.heads, c.kv_heads, d, cache_,
-                            cache_.page && fused_prefill(per_seq) ? kv_rows : nullptr, L.qkv_bias.as<float>());
+    if (rope_epilogue) {  // q to q16_, k and v into the cache: no fp32 qkv, no RoPE kernel
+      const kernels::GemvRope rope{rope_table_.as<float>(), step, L.qkv_bias.as<float>(), q16_.get(), kc, vc,
+                                   c.heads, c.kv_heads, d, cache_};
+      project(qkv, rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), nullptr, GemvEpilogue::rope_cache, S.qkv_scale,
+              0, &attn_norm, &rope);
+    } else {
+      project(qkv, rows, c.qkv_width(), hidden, xn_.get(), L.qkv.get(), qkv_.get(), GemvEpilogue::store, S.qkv_scale, 0,
+              fold ? &attn_norm : nullptr);
+      stage.emplace(timer, "rope", li);
+      void* const kv_rows[2] = {k_rows_.get(), v_rows_.get()};
+      kernels::rope_and_cache(qkv_.as<float>(), kc, vc, fused_q ? q16_.get() : nullptr, rope_table_.as<float>(), batch_,
+                              per_seq, step, c.heads, c.kv_heads, d, cache_,
+                              cache_.page && fused_prefill(per_seq) ? kv_rows : nullptr, L.qkv_bias.as<float>());
+    }
     stage.emplace(timer, "attention", li);
     queue_attention(l, per_seq, kc, vc);
     stage.emplace(timer, "o_proj", li);
@@ -626,6 +661,8 @@ void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per
   std::memcpy(staged + 2, tokens.data(), static_cast<std::size_t>(rows) * 4);
   CudaStageTimer* timer = recorder_ ? stage_timer_.get() : nullptr;
   if (timer) timer->start_forward(*recorder_);
+  const bool profiled = per_seq == 1 && profile_this_step();
+  if (profiled) ROOFTOP_GPU_CHECK(cudaProfilerStart());
   std::optional<GpuStage> whole(std::in_place, timer, "forward", -1);
   ROOFTOP_GPU_CHECK(cudaMemcpyAsync(step_.get(), staged, static_cast<std::size_t>(2 + rows) * 4, cudaMemcpyHostToDevice,
                                     gpu::stream()));
@@ -636,6 +673,7 @@ void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per
   whole.reset();
   if (timer) timer->finish_forward(*recorder_);
   ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+  if (profiled) ROOFTOP_GPU_CHECK(cudaProfilerStop());
   std::memcpy(next.data(), next_host_->get(), static_cast<std::size_t>(batch_) * 4);
   length_ += per_seq;
 }

@@ -28,7 +28,8 @@ class CudaDecoder final : public Decoder {
   // `page`: 0 for a contiguous KV cache, 16 or 32 for a paged one (its blocks handed to the
   // sequences in a seeded shuffled order, as an engine's allocator leaves them).
   // `fused`: a decode step applies each RMSNorm in the next GEMV's prologue (bf16, where
-  // the GEMV runs the projection) instead of a kernel of its own.
+  // the GEMV runs the projection) instead of a kernel of its own, and RoPE with the cache
+  // write in the qkv GEMV's epilogue (where the split-KV kernel reads q and no window cuts).
   CudaDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1,
               Launch decode_launch = Launch::eager, std::int64_t page = 0, bool fused = false);
   ~CudaDecoder() override;
@@ -46,6 +47,7 @@ class CudaDecoder final : public Decoder {
   void set_recorder(StageRecorder* recorder) override;
   bool swiglu_in_gate_up(std::int64_t tokens_per_seq) const override;
   bool norms_in_projections(std::int64_t tokens_per_seq) const override;
+  bool rope_in_qkv(std::int64_t tokens_per_seq) const override;
 
  private:
   struct Layer {
@@ -65,9 +67,10 @@ class CudaDecoder final : public Decoder {
   // fp8: x is e4m3 (its producer quantised it with scales.input), the sums are scaled by
   // both scales, and SwiGLU's activation is quantised with act_inverse for the next one.
   // `norm`: the input is that RMSNorm of h_ (norms_in_projections), x unused.
+  // `rope`: with GemvEpilogue::rope_cache (rope_in_qkv), the epilogue's outputs.
   void project(Projection p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w, void* y,
                kernels::GemvEpilogue epilogue, const Fp8Scales& scales, float act_inverse = 0,
-               const kernels::GemvNorm* norm = nullptr);
+               const kernels::GemvNorm* norm = nullptr, const kernels::GemvRope* rope = nullptr);
   float inverse_of(const Fp8Scales& s) const;  // fp8: 1 / the input scale; else 0 (bf16 stores)
   float alpha_of(const Fp8Scales& s) const;    // fp8: the two scales' product; else 1
   // Times every GEMV configuration and cuBLASLt's matmul on each projection of a decode step,

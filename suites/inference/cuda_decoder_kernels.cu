@@ -7,6 +7,7 @@
 
 #include "devices/cuda/gpu_runtime.hpp"
 #include "suites/inference/cuda_activation.cuh"
+#include "suites/inference/cuda_rope_cache.cuh"
 #include "suites/inference/cuda_decoder_kernels.cuh"
 #include "suites/inference/cuda_pdl.cuh"
 
@@ -51,14 +52,6 @@ __global__ void rms_norm_kernel(const float* h, const float* w, void* out, std::
     store_activation(out, blockIdx.x * hidden + i, x[i] * inv * w[i], fp8_inverse);
 }
 
-// Element offset of (b, g, pos)'s row of d in one layer's cache.
-__device__ inline std::int64_t cache_row(const CacheLayout& c, std::int64_t b, std::int64_t g, std::int64_t pos,
-                                         std::int64_t kv_heads, std::int64_t d) {
-  if (!c.page) return ((b * kv_heads + g) * c.capacity + pos) * d;
-  const std::int64_t block = c.block_table[b * (c.capacity / c.page) + pos / c.page];
-  return ((block * kv_heads + g) * c.page + pos % c.page) * d;
-}
-
 // A thread an item of row blockIdx.x: a rotary pair of q or k (rotated with the position's
 // cos/sin from the table, written back and to q_bf16 or the key cache), or an element of v
 // (to the value cache). Many blocks a row: a decode step's single row fills the GPU too.
@@ -78,7 +71,8 @@ __global__ void rope_cache_kernel(float* qkv, __nv_bfloat16* kc, __nv_bfloat16* 
     const float2 cs = table[pos * half + i];
     float* v = x + head * d;
     const float a = v[i] + (bias ? bias[head * d + i] : 0.0f), bb = v[i + half] + (bias ? bias[head * d + i + half] : 0.0f);
-    const float lo = a * cs.x - bb * cs.y, hi = bb * cs.x + a * cs.y;
+    const float2 r = rotate_pair(a, bb, cs);
+    const float lo = r.x, hi = r.y;
     v[i] = lo;
     v[i + half] = hi;
     if (head < heads) {
@@ -281,17 +275,7 @@ void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int
   ROOFTOP_GPU_CHECK_LAUNCH("argmax");
 }
 bool pdl_enabled() {
-#if defined(__HIPCC__)
-  return false;
-#endif
-  static const bool enabled = [] {
-    if (const char* v = std::getenv("ROOFTOP_PDL"); v && std::string(v) == "0") return false;
-    // The code that runs must have the waits: a build without sm_90 code, compiled from older
-    // PTX on a Hopper GPU, has them compiled out.
-    cudaFuncAttributes attributes{};
-    ROOFTOP_GPU_CHECK(cudaFuncGetAttributes(&attributes, rms_norm_kernel));
-    return attributes.ptxVersion >= 90 && attributes.binaryVersion >= 90;
-  }();
+  static const bool enabled = gpu::pdl_supported(reinterpret_cast<const void*>(rms_norm_kernel));
   return enabled;
 }
 

@@ -27,12 +27,14 @@ std::string gemv_config_name(const GemvConfig& c) {
 }
 
 void gemv(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e,
-          const GemvConfig& c, const GemvFp8* fp8, const GemvNorm* norm) {
+          const GemvConfig& c, const GemvFp8* fp8, const GemvNorm* norm, const GemvRope* rope) {
   if (norm && fp8) throw std::invalid_argument("the GEMV's RMSNorm prologue is bf16 only");
-  if (c == GemvConfig{2, 128}) launch_rows<2, 128>(x, w, y, m, n, k, e, fp8, norm);
-  else if (c == GemvConfig{4, 128}) launch_rows<4, 128>(x, w, y, m, n, k, e, fp8, norm);
-  else if (c == GemvConfig{8, 256}) launch_rows<8, 256>(x, w, y, m, n, k, e, fp8, norm);
-  else launch_rows<4, 256>(x, w, y, m, n, k, e, fp8, norm);
+  if (e == GemvEpilogue::rope_cache && (!rope || rope->d % 2 != 0 || n != (rope->heads + 2 * rope->kv_heads) * rope->d))
+    throw std::invalid_argument("the GEMV's RoPE epilogue needs [q; k; v] rows of an even head dim");
+  if (c == GemvConfig{2, 128}) launch_rows<2, 128>(x, w, y, m, n, k, e, fp8, norm, rope);
+  else if (c == GemvConfig{4, 128}) launch_rows<4, 128>(x, w, y, m, n, k, e, fp8, norm, rope);
+  else if (c == GemvConfig{8, 256}) launch_rows<8, 256>(x, w, y, m, n, k, e, fp8, norm, rope);
+  else launch_rows<4, 256>(x, w, y, m, n, k, e, fp8, norm, rope);
   ROOFTOP_GPU_CHECK_LAUNCH("gemv");
 }
 

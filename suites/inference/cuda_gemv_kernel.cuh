@@ -7,6 +7,7 @@
 
 #include "devices/cuda/gpu_runtime.hpp"
 #include "suites/inference/cuda_activation.cuh"
+#include "suites/inference/cuda_rope_cache.cuh"
 #include "suites/inference/cuda_pdl.cuh"
 
 namespace rooftop::inference::kernels::gemv_detail {
@@ -67,21 +68,42 @@ __device__ inline uint4 normed_chunk(const GemvNorm& norm, int m, std::int64_t c
   return out;
 }
 
+// The RoPE epilogue's blocks: the first rope_pair_blocks take kRows / 2 rotary pairs of q
+// and k each, the rest kRows v rows each.
+__host__ __device__ inline std::int64_t rope_pair_blocks(const GemvRope& r, int rows) {
+  const std::int64_t pairs = (r.heads + r.kv_heads) * (r.d / 2), per_block = rows / 2;
+  return (pairs + per_block - 1) / per_block;
+}
+
 template <int M, int kRows, int kThreads, bool kFp8, bool kNorm>
 __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w,
                                                         void* __restrict__ y, std::int64_t n, std::int64_t chunks,
-                                                        GemvEpilogue epilogue, GemvFp8 fp8, GemvNorm norm) {
+                                                        GemvEpilogue epilogue, GemvFp8 fp8, GemvNorm norm, GemvRope rope) {
   const bool swiglu = epilogue == GemvEpilogue::swiglu;
-  const std::int64_t half = n / 2;
+  const bool rope_epilogue = epilogue == GemvEpilogue::rope_cache;
+  // The RoPE epilogue's q and k blocks pair rows i and i + d/2 of a head, as SwiGLU pairs
+  // gate and up rows: `paired` says this block's slots hold pairs.
+  const std::int64_t pair_blocks = rope_epilogue ? rope_pair_blocks(rope, kRows) : 0;
+  const bool paired = swiglu || (rope_epilogue && blockIdx.x < pair_blocks);
+  const std::int64_t half = n / 2, half_d = rope.d / 2;
   std::int64_t row[kRows];
   bool valid[kRows];
 #pragma unroll
   for (int i = 0; i < kRows; ++i) {
-    // SwiGLU: gate rows in the first half of the slots, their up rows in the second.
+    // Pairs: the first rows in the first half of the slots, their partners in the second.
     constexpr int kPairs = kRows / 2;
-    const std::int64_t gate = kPairs * static_cast<std::int64_t>(blockIdx.x) + i % kPairs;
-    row[i] = swiglu ? gate + (i / kPairs) * half : kRows * static_cast<std::int64_t>(blockIdx.x) + i;
-    valid[i] = swiglu ? gate < half : row[i] < n;
+    const std::int64_t pair = kPairs * static_cast<std::int64_t>(blockIdx.x) + i % kPairs;
+    if (swiglu) {
+      row[i] = pair + (i / kPairs) * half;
+      valid[i] = pair < half;
+    } else if (paired) {  // pair p: head p / (d/2), rows j and j + d/2 of it
+      valid[i] = pair < (rope.heads + rope.kv_heads) * half_d;
+      row[i] = (pair / half_d) * rope.d + pair % half_d + (i / kPairs) * half_d;
+    } else {
+      const std::int64_t first = rope_epilogue ? (rope.heads + rope.kv_heads) * rope.d - pair_blocks * kRows : 0;
+      row[i] = first + kRows * static_cast<std::int64_t>(blockIdx.x) + i;
+      valid[i] = row[i] < n;
+    }
   }
   const uint4* wr[kRows];
 #pragma unroll
@@ -160,14 +182,32 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
     }
   __syncthreads();
   const int i = threadIdx.x / M, m = threadIdx.x % M;
-  if (i >= (swiglu ? kRows / 2 : kRows) || !valid[i]) return;
+  if (i >= (paired ? kRows / 2 : kRows) || !valid[i]) return;
   const auto total = [&](int r) {
     float t = 0;
     for (int wp = 0; wp < kWarps; ++wp) t += partial[wp][r][m];
     return t;
   };
   const float s = total(i) * fp8.output_scale;
-  if (swiglu) {
+  if (rope_epilogue) {  // rope_cache_kernel's arithmetic, on the sums before they would be stored
+    const std::int64_t pos = *rope.start, r = row[i], head = r / rope.d, j = r % rope.d;
+    const auto with_bias = [&](float v, std::int64_t at) { return v + (rope.bias ? rope.bias[at] : 0.0f); };
+    if (!paired) {  // a v row
+      const std::int64_t g = head - rope.heads - rope.kv_heads;
+      static_cast<__nv_bfloat16*>(rope.v_cache)[cache_row(rope.cache, m, g, pos, rope.kv_heads, rope.d) + j] =
+          __float2bfloat16(with_bias(s, r));
+      return;
+    }
+    const float a = with_bias(s, r), b = with_bias(total(i + kRows / 2) * fp8.output_scale, r + half_d);
+    const float2 cs = reinterpret_cast<const float2*>(rope.table)[pos * half_d + j];
+    const float2 rotated = rotate_pair(a, b, cs);
+    __nv_bfloat16* out = head < rope.heads
+                             ? static_cast<__nv_bfloat16*>(rope.q) + (m * rope.heads + head) * rope.d
+                             : static_cast<__nv_bfloat16*>(rope.k_cache) +
+                                   cache_row(rope.cache, m, head - rope.heads, pos, rope.kv_heads, rope.d);
+    out[j] = __float2bfloat16(rotated.x);
+    out[j + half_d] = __float2bfloat16(rotated.y);
+  } else if (swiglu) {
     const float up = total(i + kRows / 2) * fp8.output_scale;
     store_activation(y, m * half + row[i], s / (1.0f + __expf(-s)) * up, fp8.act_inverse);
   } else if (epilogue == GemvEpilogue::accumulate) {
@@ -179,33 +219,37 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const uint4* __restrict_
 
 template <int M, int R, int T>
 void launch(const void* x, const void* w, void* y, std::int64_t n, std::int64_t k, GemvEpilogue e, const GemvFp8* fp8,
-            const GemvNorm* norm) {
-  const std::int64_t blocks = e == GemvEpilogue::swiglu ? (n / 2 + R / 2 - 1) / (R / 2) : (n + R - 1) / R;
+            const GemvNorm* norm, const GemvRope* rope) {
+  const GemvRope r = e == GemvEpilogue::rope_cache ? *rope : GemvRope{};
+  const std::int64_t blocks = e == GemvEpilogue::swiglu ? (n / 2 + R / 2 - 1) / (R / 2)
+                              : e == GemvEpilogue::rope_cache
+                                  ? rope_pair_blocks(r, R) + (r.kv_heads * r.d + R - 1) / R
+                                  : (n + R - 1) / R;
   const auto* xs = static_cast<const uint4*>(x);
   const auto* ws = static_cast<const uint4*>(w);
   if (fp8)
     launch_pdl(gemv_kernel<M, R, T, true, false>, static_cast<unsigned>(blocks), T, 0, xs, ws, y, n, k / 16, e, *fp8,
-               GemvNorm{});
+               GemvNorm{}, r);
   else if (norm)
     launch_pdl(gemv_kernel<M, R, T, false, true>, static_cast<unsigned>(blocks), T, 0, xs, ws, y, n, k / 8, e, GemvFp8{},
-               *norm);
+               *norm, r);
   else
     launch_pdl(gemv_kernel<M, R, T, false, false>, static_cast<unsigned>(blocks), T, 0, xs, ws, y, n, k / 8, e, GemvFp8{},
-               GemvNorm{});
+               GemvNorm{}, r);
 }
 
 template <int R, int T>
 void launch_rows(const void* x, const void* w, void* y, std::int64_t m, std::int64_t n, std::int64_t k, GemvEpilogue e,
-                 const GemvFp8* fp8, const GemvNorm* norm) {
+                 const GemvFp8* fp8, const GemvNorm* norm, const GemvRope* rope) {
   switch (m) {
-    case 1: return launch<1, R, T>(x, w, y, n, k, e, fp8, norm);
-    case 2: return launch<2, R, T>(x, w, y, n, k, e, fp8, norm);
-    case 3: return launch<3, R, T>(x, w, y, n, k, e, fp8, norm);
-    case 4: return launch<4, R, T>(x, w, y, n, k, e, fp8, norm);
-    case 5: return launch<5, R, T>(x, w, y, n, k, e, fp8, norm);
-    case 6: return launch<6, R, T>(x, w, y, n, k, e, fp8, norm);
-    case 7: return launch<7, R, T>(x, w, y, n, k, e, fp8, norm);
-    default: return launch<8, R, T>(x, w, y, n, k, e, fp8, norm);
+    case 1: return launch<1, R, T>(x, w, y, n, k, e, fp8, norm, rope);
+    case 2: return launch<2, R, T>(x, w, y, n, k, e, fp8, norm, rope);
+    case 3: return launch<3, R, T>(x, w, y, n, k, e, fp8, norm, rope);
+    case 4: return launch<4, R, T>(x, w, y, n, k, e, fp8, norm, rope);
+    case 5: return launch<5, R, T>(x, w, y, n, k, e, fp8, norm, rope);
+    case 6: return launch<6, R, T>(x, w, y, n, k, e, fp8, norm, rope);
+    case 7: return launch<7, R, T>(x, w, y, n, k, e, fp8, norm, rope);
+    default: return launch<8, R, T>(x, w, y, n, k, e, fp8, norm, rope);
   }
 }
 

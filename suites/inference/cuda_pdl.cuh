@@ -1,51 +1,21 @@
 #pragma once
-// Programmatic dependent launch (Hopper and later): a kernel launched this way may start
-// while the kernel before it in the stream is finishing. It must call pdl_wait() before it
-// reads what that kernel wrote or writes anything that kernel may read; what it can do
-// without them (a GEMV's first weight loads) and its launch overlap the previous kernel's
-// tail. The previous kernel lets it start early with pdl_allow_next(). On older GPUs, with
-// HIP, or with ROOFTOP_PDL=0 the launch is an ordinary one and both calls do nothing. For
-// the .cu files of the decoder.
+// The decoder's kernels launch as programmatic dependent launches (devices/cuda/gpu_pdl.cuh)
+// wherever the GPU and the build allow it.
 #include <utility>
 
-#include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/gpu_pdl.cuh"
 
 namespace rooftop::inference::kernels {
 
-__device__ inline void pdl_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIPCC__)
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
+using gpu::pdl_allow_next;
+using gpu::pdl_wait;
 
-__device__ inline void pdl_allow_next() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !defined(__HIPCC__)
-  asm volatile("griddepcontrol.launch_dependents;");
-#endif
-}
-
-// Whether launches here overlap: compute capability 9.0 or later, unless ROOFTOP_PDL=0.
+// Whether the decoder's launches overlap (gpu::pdl_supported for its kernels).
 bool pdl_enabled();
 
 template <class... Params, class... Args>
 void launch_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared, Args&&... args) {
-#if !defined(__HIPCC__)
-  if (pdl_enabled()) {
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = grid;
-    config.blockDim = block;
-    config.dynamicSmemBytes = shared;
-    config.stream = gpu::stream();
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    ROOFTOP_GPU_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
-    return;
-  }
-#endif
-  kernel<<<grid, block, shared, gpu::stream()>>>(std::forward<Args>(args)...);
+  gpu::launch_pdl(pdl_enabled(), kernel, grid, block, shared, std::forward<Args>(args)...);
 }
 
 }  // namespace rooftop::inference::kernels

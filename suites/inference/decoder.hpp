@@ -48,6 +48,9 @@ class Decoder {
   // Whether such a forward applies each RMSNorm in the next projection's prologue (then it
   // times no attn_norm, mlp_norm or final_norm stage of its own).
   virtual bool norms_in_projections(std::int64_t /*tokens_per_seq*/) const { return false; }
+  // Whether such a forward applies RoPE and writes the cache in the qkv projection's
+  // epilogue (then it times no "rope" stage of its own).
+  virtual bool rope_in_qkv(std::int64_t /*tokens_per_seq*/) const { return false; }
 };
 
 // Makes a backend's decoder: `batch` sequences up to `max_context` positions through the

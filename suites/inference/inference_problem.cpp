@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <vector>
 
 #include "devices/backend_traits.hpp"
@@ -178,7 +179,7 @@ Work inference_work(const ModelConfig& m, const InferenceShape& s, Dtype dtype) 
 
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::int64_t batch, std::int64_t start,
                                                     std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up,
-                                                    bool norms_in_projections) {
+                                                    bool norms_in_projections, bool rope_in_qkv) {
   const double e = activation_bytes(dtype), we = weight_bytes(dtype), f = 4.0;  // activations, weights, fp32
   const double b = static_cast<double>(batch), rows = b * static_cast<double>(tokens);
   const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads * m.head_dim);
@@ -208,19 +209,26 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
       {"lm_head", {2 * b * h * v, h * v * we + b * (h * e + v * f)}},
       {"sampling", {b * v, b * v * f}},
   };
+  const auto find = [&](std::string_view name) {
+    return std::find_if(stages.begin(), stages.end(), [&](const auto& st) { return st.name == name; });
+  };
   if (swiglu_in_gate_up) {
-    auto gate_up = std::find_if(stages.begin(), stages.end(), [](const auto& st) { return st.name == "gate_up"; });
-    gate_up->work.flops += swiglu.flops;
-    gate_up->work.bytes += (rows * in * e - rows * 2 * in * f) * L;  // the activation out, not gate and up
-    stages.erase(gate_up + 1);  // swiglu
+    auto& gate_up = find("gate_up")->work;
+    gate_up.flops += swiglu.flops;
+    gate_up.bytes += (rows * in * e - rows * 2 * in * f) * L;  // the activation out, not gate and up
+    stages.erase(find("swiglu"));
+  }
+  if (rope_in_qkv) {
+    const auto rope = find("rope");
+    auto& qkv = find("qkv")->work;
+    qkv.flops += rope->work.flops;
+    qkv.bytes += (rows * (q + 2 * kv) * e - rows * w * f) * L;  // q and the cache written, not fp32 q, k and v
+    stages.erase(rope);
   }
   if (norms_in_projections) {
     // The norm's FLOPs move into the projection, which reads h (fp32) and the norm's weight
     // instead of the normalised activation; the norm's own write and read are gone.
     for (const auto& [norm, into] : {std::pair{"attn_norm", "qkv"}, {"mlp_norm", "gate_up"}, {"final_norm", "lm_head"}}) {
-      const auto find = [&](const char* name) {
-        return std::find_if(stages.begin(), stages.end(), [&](const auto& st) { return st.name == name; });
-      };
       const auto n = find(norm);
       const double r = norm == std::string("final_norm") ? b : rows, layers = norm == std::string("final_norm") ? 1 : L;
       find(into)->work.flops += n->work.flops;

@@ -370,22 +370,29 @@ TEST_CASE("inference: every query-per-KV group from 1 to 16 runs the split-KV de
                           Variant{14, 2, 128}, Variant{24, 2, 64}, Variant{16, 1, 128}, Variant{17, 1, 64},
                           Variant{6, 2, 32}})
     for (const std::int64_t page : {0, 16})
-      for (const auto launch : {inference::Launch::eager, inference::Launch::graph}) {
+      for (const auto launch : {inference::Launch::eager, inference::Launch::graph})
+      for (const bool fused : {false, true}) {
         if (page && launch == inference::Launch::eager) continue;  // paged: the graph's launch only
+        if (fused && !page) continue;  // fused (RoPE and the cache write in the qkv GEMV): paged, from a graph
         auto config = base;
         config.heads = v.heads;
         config.kv_heads = v.kv_heads;
         config.head_dim = v.head_dim;
         const std::int64_t group = v.heads / v.kv_heads;
-        at_point(fmt::format("heads {}/{} x {}, page {}", v.heads, v.kv_heads, v.head_dim, page));
+        at_point(fmt::format("heads {}/{} x {}, page {}{}", v.heads, v.kv_heads, v.head_dim, page, fused ? " fused" : ""));
         const auto w = inference::random_decoder_weights(config, Dtype::bf16, fresh_seed());
         const auto c = inference::check_decoder(w, 2, fresh_seed(),
-                                                [launch, page](const inference::DecoderWeights& weights, std::int64_t b,
-                                                               std::int64_t context, std::int64_t layers) {
+                                                [launch, page, fused](const inference::DecoderWeights& weights,
+                                                                      std::int64_t b, std::int64_t context,
+                                                                      std::int64_t layers) {
                                                   return std::make_unique<inference::CudaDecoder>(weights, b, context,
-                                                                                                  layers, launch, page);
+                                                                                                  layers, launch, page, fused);
                                                 });
-        INFO("heads " << v.heads << "/" << v.kv_heads << " x " << v.head_dim << ", page " << page << ", "
+        if (fused) {
+          const inference::CudaDecoder d(w, 2, 64, -1, launch, page, true);
+          if (!d.rope_in_qkv(1)) WARN("heads " << v.heads << "/" << v.kv_heads << ": RoPE not in the qkv GEMV: " << d.implementation());
+        }
+        INFO("heads " << v.heads << "/" << v.kv_heads << " x " << v.head_dim << ", page " << page << (fused ? " fused" : "") << ", "
                       << (launch == inference::Launch::graph ? "graph" : "eager") << ": error " << c.max_error_ratio
                       << " x the bound at " << c.worst_element << " (" << c.tolerance << ")");
         CHECK(c.passed);
@@ -452,6 +459,79 @@ TEST_CASE("inference: the GEMV's RMSNorm prologue gives the norm kernel then the
         CHECK(worst <= 1e-2 * largest);
         CHECK(largest > 0);
       }
+}
+
+// The fused step's qkv GEMV applies RoPE and writes q and the cache in its epilogue: the
+// same values, bit for bit, as the GEMV storing fp32 q, k and v and the RoPE kernel after
+// it (the same sums, bias, table and rounding), in a contiguous and a paged cache, head
+// dims whose half is not a multiple of a block's pairs, every row count and configuration.
+TEST_CASE("inference: the GEMV's RoPE epilogue writes what the GEMV then the RoPE kernel write", "[gpu][inference]") {
+  using inference::kernels::GemvEpilogue;
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<float> u(-1, 1);
+  struct Heads {
+    std::int64_t heads, kv_heads, d;
+  };
+  const std::int64_t k = 264, capacity = 64, start = 37;
+  for (const Heads hd : {Heads{4, 2, 64}, Heads{3, 1, 80}, Heads{5, 5, 32}, Heads{6, 2, 96}})
+    for (const std::int64_t page : {0, 16})
+      for (const auto& config : inference::kernels::gemv_configs())
+        for (const std::int64_t m : {1, 3, 8}) {
+          INFO(inference::kernels::gemv_config_name(config) << " m " << m << " heads " << hd.heads << "/" << hd.kv_heads
+                                                            << " x " << hd.d << " page " << page);
+          const std::int64_t n = (hd.heads + 2 * hd.kv_heads) * hd.d, half = hd.d / 2;
+          std::vector<std::uint16_t> x(static_cast<std::size_t>(m * k)), w(static_cast<std::size_t>(n * k));
+          for (auto& v : x) v = float_to_bf16(u(rng));
+          for (auto& v : w) v = float_to_bf16(u(rng) / 8);
+          std::vector<float> bias(static_cast<std::size_t>(n)), table(static_cast<std::size_t>(capacity * half * 2));
+          for (auto& v : bias) v = u(rng);
+          for (auto& v : table) v = u(rng);
+          // A paged cache's blocks in a scrambled order, as an allocator leaves them.
+          const std::int64_t pages = page ? capacity / page : 0;
+          std::vector<std::int32_t> blocks(static_cast<std::size_t>(m * pages));
+          for (std::size_t i = 0; i < blocks.size(); ++i) blocks[i] = static_cast<std::int32_t>((i * 7 + 3) % blocks.size());
+          const std::int32_t pos = static_cast<std::int32_t>(start);
+          const std::size_t cache_bytes = static_cast<std::size_t>(m * hd.kv_heads * capacity * hd.d) * 2,
+                            q_bytes = static_cast<std::size_t>(m * hd.heads * hd.d) * 2;
+          gpu::DeviceBuffer dx(x.size() * 2), dw(w.size() * 2), dbias(bias.size() * 4), dtable(table.size() * 4),
+              dpos(4), dblocks(std::max<std::size_t>(blocks.size(), 1) * 4), qkv(static_cast<std::size_t>(m * n) * 4);
+          gpu::DeviceBuffer q[2]{gpu::DeviceBuffer(q_bytes), gpu::DeviceBuffer(q_bytes)},
+              kc[2]{gpu::DeviceBuffer(cache_bytes), gpu::DeviceBuffer(cache_bytes)},
+              vc[2]{gpu::DeviceBuffer(cache_bytes), gpu::DeviceBuffer(cache_bytes)};
+          ROOFTOP_GPU_CHECK(cudaMemcpy(dx.get(), x.data(), dx.bytes(), cudaMemcpyHostToDevice));
+          ROOFTOP_GPU_CHECK(cudaMemcpy(dw.get(), w.data(), dw.bytes(), cudaMemcpyHostToDevice));
+          ROOFTOP_GPU_CHECK(cudaMemcpy(dbias.get(), bias.data(), dbias.bytes(), cudaMemcpyHostToDevice));
+          ROOFTOP_GPU_CHECK(cudaMemcpy(dtable.get(), table.data(), dtable.bytes(), cudaMemcpyHostToDevice));
+          ROOFTOP_GPU_CHECK(cudaMemcpy(dpos.get(), &pos, 4, cudaMemcpyHostToDevice));
+          if (!blocks.empty())
+            ROOFTOP_GPU_CHECK(cudaMemcpy(dblocks.get(), blocks.data(), blocks.size() * 4, cudaMemcpyHostToDevice));
+          for (auto* b : {&q[0], &q[1], &kc[0], &kc[1], &vc[0], &vc[1]})  // NaN: an unwritten element shows
+            ROOFTOP_GPU_CHECK(cudaMemsetAsync(b->get(), 0xff, b->bytes(), gpu::stream()));
+          const inference::kernels::CacheLayout cache{capacity, page, page ? dblocks.as<std::int32_t>() : nullptr};
+          inference::kernels::gemv(dx.get(), dw.get(), qkv.get(), m, n, k, GemvEpilogue::store, config);
+          inference::kernels::rope_and_cache(qkv.as<float>(), kc[0].get(), vc[0].get(), q[0].get(), dtable.as<float>(), m,
+                                             1, dpos.as<std::int32_t>(), hd.heads, hd.kv_heads, hd.d, cache, nullptr,
+                                             dbias.as<float>());
+          const inference::kernels::GemvRope rope{dtable.as<float>(), dpos.as<std::int32_t>(), dbias.as<float>(), q[1].get(),
+                                                  kc[1].get(), vc[1].get(), hd.heads, hd.kv_heads, hd.d, cache};
+          inference::kernels::gemv(dx.get(), dw.get(), nullptr, m, n, k, GemvEpilogue::rope_cache, config, nullptr, nullptr,
+                                   &rope);
+          ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+          const auto host = [](const gpu::DeviceBuffer& b) {
+            std::vector<std::uint16_t> out(b.bytes() / 2);
+            ROOFTOP_GPU_CHECK(cudaMemcpy(out.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
+            return out;
+          };
+          const auto q_apart = host(q[0]), q_fused = host(q[1]);
+          CHECK(q_fused == q_apart);
+          std::int64_t written = 0;
+          for (const auto& [apart, fused] : {std::pair{host(kc[0]), host(kc[1])}, {host(vc[0]), host(vc[1])}}) {
+            CHECK(fused == apart);
+            for (const auto v : apart) written += v != 0xffff;
+          }
+          CHECK(written == 2 * m * hd.kv_heads * hd.d);  // one position's k and v a sequence, nothing else
+          for (const auto v : q_fused) REQUIRE(v != 0xffff);
+        }
 }
 
 TEST_CASE("inference: the GEMV matches a double-precision product in every epilogue, at odd sizes, bf16 and fp8",
