@@ -662,7 +662,11 @@ void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per
   CudaStageTimer* timer = recorder_ ? stage_timer_.get() : nullptr;
   if (timer) timer->start_forward(*recorder_);
   const bool profiled = per_seq == 1 && profile_this_step();
-  if (profiled) ROOFTOP_GPU_CHECK(cudaProfilerStart());
+  if (profiled) {
+    fmt::print(stderr, "rooftop: profiling decode step {} ({} layers, batch {}, {}, context {})\n",
+               std::getenv("ROOFTOP_PROFILE_DECODE_STEP"), layers_, batch_, implementation_label(), length_);
+    ROOFTOP_GPU_CHECK(cudaProfilerStart());
+  }
   std::optional<GpuStage> whole(std::in_place, timer, "forward", -1);
   ROOFTOP_GPU_CHECK(cudaMemcpyAsync(step_.get(), staged, static_cast<std::size_t>(2 + rows) * 4, cudaMemcpyHostToDevice,
                                     gpu::stream()));

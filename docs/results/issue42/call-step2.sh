@@ -10,9 +10,9 @@
 # usage: OUT=/some/dir docs/results/issue42/call-step2.sh rooftop-*.tar.[gx]z [parts]
 # parts: any of "tests points attention ncu" (default: all)
 set -u
-out=${OUT:-$PWD/out}; mkdir -p "$out" /tmp/b
+out=${OUT:-$PWD/out}; mkdir -p "$out"
 parts=${2:-"tests points attention ncu"}
-[ -d /tmp/b/rooftop-* ] 2>/dev/null || tar -C /tmp/b -xf "$1"
+rm -rf /tmp/b && mkdir -p /tmp/b && tar -C /tmp/b -xf "$1"  # this bundle alone: an earlier call's may be there
 bin=$(echo /tmp/b/rooftop-*/bin)
 export ROOFTOP_HOME=/tmp/rooftop-home
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.limit --format=csv,noheader | tee "$out/gpu.txt"
@@ -42,10 +42,12 @@ if has attention; then
   echo "attention exit $?"; grep -E "decode|rooftop:" "$out/attention-decode.log" | cut -c1-150 | tail -8
 fi
 if has ncu; then
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  echo "ncu: ${ncu:-none found}"
   metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,launch__grid_size,launch__block_size,launch__registers_per_thread
   for s in llama-3.2-1b:decode:1x512:fused llama-3.2-1b:decode:1x512; do
     tag=$(echo "$s" | tr ':' '_')
-    ROOFTOP_PROFILE_DECODE_STEP=40 timeout 240 ncu --profile-from-start off --clock-control none --metrics "$metrics" --csv \
+    ROOFTOP_PROFILE_DECODE_STEP=12 timeout 240 "$ncu" --profile-from-start off --clock-control none --metrics "$metrics" --csv \
       --log-file "$out/ncu-$tag.csv" "$bin/rooftop" run --backend cuda --suite inference --dtype bf16 --repetitions 1 \
       --shape "$s" --out "$out/ncu-$tag.json" > "$out/ncu-$tag.log" 2>&1
     echo "ncu $s exit $?"; grep -c '"gpu__time_duration.sum"' "$out/ncu-$tag.csv"

@@ -12,9 +12,17 @@ from collections import OrderedDict
 
 
 def kind(name):
-    name = re.sub(r"\(.*", "", name)  # drop the argument list
-    name = re.sub(r"<.*", "", name)   # and template arguments
-    return name.split("::")[-1].strip() or name
+    """The kernel's own name: namespaces, template and call arguments dropped."""
+    name = re.sub(r"^void ", "", name)
+    depth, plain = 0, ""
+    for ch in name:  # drop <...> (nested) and (...) groups
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif depth == 0:
+            plain += ch
+    return plain.split("::")[-1].strip() or name
 
 
 def main():
@@ -24,14 +32,16 @@ def main():
         lines = [l for l in f if l.startswith('"')]
     for r in csv.DictReader(lines):
         kernels.setdefault(r["ID"], {"name": r["Kernel Name"]})[r["Metric Name"]] = (r["Metric Unit"], r["Metric Value"])
-    scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0,
-             "byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}
+    scale = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1.0,
+             "second": 1.0, "byte": 1, "Kbyte": 1e3, "KB": 1e3, "Mbyte": 1e6, "MB": 1e6, "Gbyte": 1e9, "GB": 1e9}
     def value(k, metric):
         unit, v = k.get(metric, ("", "0"))
         return float(v.replace(",", "")) * scale.get(unit, 1)
     total_t = total_b = 0
     for k in kernels.values():
         t = value(k, "gpu__time_duration.sum")
+        if "gemv_kernel" in k["name"]:  # one row per GEMV size: which projection it is
+            k["name"] = f"gemv_kernel grid {k.get('launch__grid_size', ('', '?'))[1]}"
         b = value(k, "dram__bytes_read.sum") + value(k, "dram__bytes_write.sum")
         e = rows.setdefault(kind(k["name"]), [0, 0.0, 0.0])
         e[0] += 1
