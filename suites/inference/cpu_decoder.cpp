@@ -112,6 +112,18 @@ void CpuDecoder::fill_rope_table() {
     }
 }
 
+std::int64_t CpuDecoder::matmul_rows(std::int64_t rows) const {
+  if (!own_blocks_.empty() || rows <= kGemvRows) return rows;  // own_blocks_: the uniform batch
+  return (rows + 15) / 16 * 16;
+}
+
+void CpuDecoder::prepare_steps(std::int64_t token_budget, std::int64_t max_sequences) {
+  const auto& c = w_.config;
+  for (std::int64_t rows = 1; rows <= token_budget; rows = matmul_rows(rows) + 1) prepare_rows(matmul_rows(rows));
+  for (std::int64_t rows = 1; rows <= max_sequences; rows = matmul_rows(rows) + 1)
+    linear(w_.head(), matmul_rows(rows), c.vocab, c.hidden);
+}
+
 std::size_t CpuDecoder::cache_at(std::int64_t layer, std::int64_t block, std::int64_t kv_head, std::int64_t slot) const {
   return static_cast<std::size_t>((((layer * blocks_ + block) * w_.config.kv_heads + kv_head) * page_ + slot) * w_.config.head_dim);
 }
@@ -291,16 +303,19 @@ void CpuDecoder::run_chunks(std::span<const std::int32_t> tokens, std::span<cons
     if (chunks[ci].sample) sample_rows_.push_back(static_cast<std::int64_t>(row_pos_.size()) - 1);
   }
   const auto rows = static_cast<std::int64_t>(row_pos_.size()), sampled = static_cast<std::int64_t>(sample_rows_.size());
+  // The matmuls' rows: a paged step's padded to its bucket (the rows past `rows` are
+  // computed and ignored).
+  const std::int64_t mm = matmul_rows(rows), mm_sampled = matmul_rows(sampled);
   const std::int64_t hidden = c.hidden, d = c.head_dim, width = c.qkv_width();
   const std::size_t elem = input_size(dtype);
   h_.resize(static_cast<std::size_t>(rows * hidden));
-  qkv_.resize(static_cast<std::size_t>(rows * width));
-  proj_.resize(static_cast<std::size_t>(rows * hidden));
-  gate_up_.resize(static_cast<std::size_t>(rows * 2 * c.intermediate));
-  xn_.resize(static_cast<std::size_t>(rows * hidden) * elem);
-  attn_.resize(static_cast<std::size_t>(rows * c.heads * d) * elem);
-  act_.resize(static_cast<std::size_t>(rows * c.intermediate) * elem);
-  logits_.resize(static_cast<std::size_t>(sampled * c.vocab));
+  qkv_.resize(static_cast<std::size_t>(mm * width));
+  proj_.resize(static_cast<std::size_t>(mm * hidden));
+  gate_up_.resize(static_cast<std::size_t>(mm * 2 * c.intermediate));
+  xn_.resize(static_cast<std::size_t>(mm * hidden) * elem);
+  attn_.resize(static_cast<std::size_t>(mm * c.heads * d) * elem);
+  act_.resize(static_cast<std::size_t>(mm * c.intermediate) * elem);
+  logits_.resize(static_cast<std::size_t>(mm_sampled * c.vocab));
   const auto run = [&](Linear& l, const void* x, float* y) { execute(l, x, y); };
   const float eps = static_cast<float>(c.rms_eps);
   // RMSNorm of `count` rows of h (all of them, or the rows `which` names) into the dtype buffer.
@@ -336,7 +351,7 @@ void CpuDecoder::run_chunks(std::span<const std::int32_t> tokens, std::span<cons
     stage.emplace(recorder_, "attn_norm", li);
     rms_norm(L.attn_norm, rows, nullptr);
     stage.emplace(recorder_, "qkv", li);
-    run(linear(L.qkv.data(), rows, width, hidden), xn_.data(), qkv_.data());
+    run(linear(L.qkv.data(), mm, width, hidden), xn_.data(), qkv_.data());
     add_bias(qkv_.data(), rows, L.qkv_bias);
     stage.emplace(recorder_, "rope", li);
     // RoPE (rotate-half pairs i, i + d/2) on q and k, then k and v into the cache.
@@ -368,14 +383,14 @@ void CpuDecoder::run_chunks(std::span<const std::int32_t> tokens, std::span<cons
     stage.emplace(recorder_, "attention", li);
     attention(l, chunks, qkv_.data(), attn_.data());
     stage.emplace(recorder_, "o_proj", li);
-    run(linear(L.o.data(), rows, hidden, c.heads * d), attn_.data(), proj_.data());
+    run(linear(L.o.data(), mm, hidden, c.heads * d), attn_.data(), proj_.data());
     add_bias(proj_.data(), rows, L.o_bias);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
     stage.emplace(recorder_, "mlp_norm", li);
     rms_norm(L.mlp_norm, rows, nullptr);
     stage.emplace(recorder_, "gate_up", li);
-    run(linear(L.gate_up.data(), rows, 2 * c.intermediate, hidden), xn_.data(), gate_up_.data());
+    run(linear(L.gate_up.data(), mm, 2 * c.intermediate, hidden), xn_.data(), gate_up_.data());
     add_bias(gate_up_.data(), rows, L.gate_up_bias);
     stage.emplace(recorder_, "swiglu", li);
     const std::int64_t inter = c.intermediate;
@@ -387,7 +402,7 @@ void CpuDecoder::run_chunks(std::span<const std::int32_t> tokens, std::span<cons
         store(dtype, act_.data(), static_cast<std::size_t>(r * inter + i), g / (1.0f + std::exp(-g)) * u);
       }
     stage.emplace(recorder_, "down", li);
-    run(linear(L.down.data(), rows, hidden, inter), act_.data(), proj_.data());
+    run(linear(L.down.data(), mm, hidden, inter), act_.data(), proj_.data());
     add_bias(proj_.data(), rows, L.down_bias);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
@@ -399,7 +414,7 @@ void CpuDecoder::run_chunks(std::span<const std::int32_t> tokens, std::span<cons
   stage.emplace(recorder_, "final_norm", -1);
   rms_norm(w_.final_norm, sampled, sample_rows_.data());
   stage.emplace(recorder_, "lm_head", -1);
-  run(linear(w_.head(), sampled, c.vocab, hidden), xn_.data(), logits_.data());
+  run(linear(w_.head(), mm_sampled, c.vocab, hidden), xn_.data(), logits_.data());
   stage.emplace(recorder_, "sampling", -1);
   for (std::int64_t b = 0; b < sampled; ++b) {
     const float* row = logits_.data() + b * c.vocab;

@@ -38,6 +38,7 @@ class CpuDecoder final : public Decoder, public PagedDecoder {
 
   void forward_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks,
                       std::span<std::int32_t> next) override;
+  void prepare_steps(std::int64_t token_budget, std::int64_t max_sequences) override;
   std::int64_t cache_blocks() const override { return blocks_; }
   std::int64_t page() const override { return page_; }
 
@@ -66,6 +67,10 @@ class CpuDecoder final : public Decoder, public PagedDecoder {
   void run_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks, std::span<std::int32_t> next);
   // Element offset of (layer, block, kv head, position within the block) in the cache.
   void fill_rope_table();
+  // The rows a matmul runs for `rows` rows: the same for the uniform batch; a paged step's
+  // rounded up to a bucket (exact to kGemvRows, then a multiple of 16) so that the row
+  // counts a serve run meets are few and all prepared before it is timed.
+  std::int64_t matmul_rows(std::int64_t rows) const;
   std::size_t cache_at(std::int64_t layer, std::int64_t block, std::int64_t kv_head, std::int64_t slot) const;
 
   const DecoderWeights& w_;

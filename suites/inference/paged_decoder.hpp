@@ -30,6 +30,9 @@ class PagedDecoder {
   // into their blocks and one greedy token per sampled chunk, in chunk order, to `next`.
   virtual void forward_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks,
                               std::span<std::int32_t> next) = 0;
+  // Sets up every matmul a step of up to `token_budget` rows and `max_sequences` sampled
+  // sequences can need, outside the timing (a step's row count varies from step to step).
+  virtual void prepare_steps(std::int64_t token_budget, std::int64_t max_sequences) = 0;
   virtual std::int64_t cache_blocks() const = 0;
   virtual std::int64_t page() const = 0;
   virtual std::string implementation() const = 0;
