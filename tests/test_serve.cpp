@@ -243,6 +243,12 @@ TEST_CASE("INVALID: outstanding requests that grow over the arrivals; a steady b
   CHECK_FALSE(bad.valid);
   CHECK(bad.backlog_growth > 40);
   CHECK_THAT(bad.verdict, Catch::StartsWith("INVALID: the engine did not keep up"));
+  // A burst over before its requests are served: no steady state, whatever the trend.
+  std::vector<RequestTiming> burst;
+  for (int i = 0; i < 50; ++i) burst.push_back({i * 0.001, {1.0 + i * 0.01}, false});
+  const auto short_span = summarize_serve(burst, steady, Slo{}, 16);
+  CHECK_FALSE(short_span.valid);
+  CHECK_THAT(short_span.verdict, Catch::Contains("no steady state"));
 }
 
 TEST_CASE("served tokens: batched, chunked and paged, each request's greedy tokens equal the request alone (CPU, tiny)",

@@ -77,6 +77,14 @@ ServeSummary summarize_serve(const std::vector<RequestTiming>& requests, const s
   const double span = last_arrival - first_arrival, denominator = m * stt - st * st;
   if (m >= 3 && span > 0 && denominator > 0) s.backlog_growth = (m * sty - st * sy) / denominator * span;
   const double allowed = std::max(kMinBacklogGrowth, kBacklogGrowthFraction * static_cast<double>(s.measured));
+  if (span < s.e2e.p50) {
+    // Arrivals over before a typical request is done: no steady state, no trend to judge.
+    s.valid = false;
+    s.verdict = fmt::format("INVALID: the measured arrivals span {:.3g} s, less than the median end-to-end latency {:.3g} s: "
+                            "no steady state to measure (more requests, a longer window or a lower rate)",
+                            span, s.e2e.p50);
+    return s;
+  }
   s.valid = s.backlog_growth <= allowed;
   s.verdict = s.valid ? "VALID"
                       : fmt::format("INVALID: the engine did not keep up: {:.0f} requests more outstanding at the last arrival "

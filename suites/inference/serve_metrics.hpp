@@ -35,7 +35,8 @@ struct Percentiles {
 // p50, p90 and p99 (harness quantile, type 7); zeros for no values.
 Percentiles percentiles(std::vector<double> values);
 
-// A run keeps up unless its outstanding requests grew over the measured arrivals by more
+// A run is INVALID where its measured arrivals span less than the median end-to-end latency
+// (no steady state), or where its outstanding requests grew over the measured arrivals by more
 // than this fraction of the measured requests (and more than kMinBacklogGrowth requests).
 inline constexpr double kBacklogGrowthFraction = 0.10;
 inline constexpr double kMinBacklogGrowth = 4;
