@@ -141,6 +141,13 @@ int execute_run(RunFlags& f) {
       make_parent_folders(outputs);  // Google Benchmark opens --benchmark_out as it is; ours make theirs
     }
     planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
+    const bool serving = std::any_of(planned.begin(), planned.end(), [](const Problem& p) {
+      return p.params.is_object() && p.params.value("scenario", "") == "serve";
+    });
+    if ((!o.slo.empty() || o.sweep_rate) && !serving)
+      throw InputError(fmt::format("{} applies to inference serve points, and the run has none: add one, e.g. --suite "
+                                   "inference --shape tiny:serve:8x64",
+                                   o.sweep_rate ? "--sweep-rate" : "--slo"));
   } catch (const InputError& e) {
     if (!transport) throw;
     refused = e.what();

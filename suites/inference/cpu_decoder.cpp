@@ -83,8 +83,9 @@ CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t
   prepare_rows(batch);
 }
 
-CpuDecoder::CpuDecoder(const DecoderWeights& w, PagedCache cache, std::int64_t max_context)
-    : w_(w), batch_(1), max_context_(max_context), layers_(static_cast<std::int64_t>(w.layers.size())),
+CpuDecoder::CpuDecoder(const DecoderWeights& w, PagedCache cache, std::int64_t max_context, std::int64_t layers)
+    : w_(w), batch_(1), max_context_(max_context),
+      layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
       blocks_(cache.blocks), page_(cache.page), engine_(std::make_unique<Engine>()),
       rope_frequencies_(w.config.rope_inverse_frequencies()) {
   if (w.dtype != Dtype::fp32 && w.dtype != Dtype::bf16)

@@ -33,7 +33,7 @@ class CpuDecoder final : public Decoder, public PagedDecoder {
   CpuDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1);
   // The serve scenario's decoder: a pool of `cache.blocks` blocks of `cache.page` positions,
   // sequences up to `max_context` positions, driven through forward_chunks.
-  CpuDecoder(const DecoderWeights& weights, PagedCache cache, std::int64_t max_context);
+  CpuDecoder(const DecoderWeights& weights, PagedCache cache, std::int64_t max_context, std::int64_t layers = -1);
   ~CpuDecoder() override;
 
   void forward_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks,

@@ -18,8 +18,9 @@ const RegisterImplementation kInferenceCpu("inference", "cpu", [](const Problem&
   };
   if (p.params.value("scenario", "") == "serve")
     return std::unique_ptr<ScenarioInstance>(std::make_unique<ServeInstance>(
-        p, setup.seed, uniform, [](const DecoderWeights& w, std::int64_t blocks, std::int64_t page, std::int64_t context) {
-          return std::make_unique<CpuDecoder>(w, CpuDecoder::PagedCache{blocks, page}, context);
+        p, setup.seed,
+        [](const DecoderWeights& w, std::int64_t blocks, std::int64_t page, std::int64_t context, std::int64_t layers) {
+          return std::unique_ptr<PagedDecoder>(std::make_unique<CpuDecoder>(w, CpuDecoder::PagedCache{blocks, page}, context, layers));
         }));
   return std::unique_ptr<ScenarioInstance>(std::make_unique<InferenceInstance>(p, setup.seed, uniform));
 });

@@ -7,7 +7,10 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
+#include <vector>
 
+#include "suites/inference/decoder.hpp"
 #include "suites/inference/decoder_weights.hpp"
 
 namespace rooftop::inference {
@@ -33,6 +36,10 @@ class PagedDecoder {
   // Sets up every matmul a step of up to `token_budget` rows and `max_sequences` sampled
   // sequences can need, outside the timing (a step's row count varies from step to step).
   virtual void prepare_steps(std::int64_t token_budget, std::int64_t max_sequences) = 0;
+  // The sampled chunks' logits of the last forward_chunks, [sampled][vocab], on the host;
+  // poison_logits: NaN, so that a logit a forward does not write shows.
+  virtual const std::vector<float>& logits() = 0;
+  virtual void poison_logits() = 0;
   virtual std::int64_t cache_blocks() const = 0;
   virtual std::int64_t page() const = 0;
   virtual std::string implementation() const = 0;
@@ -40,8 +47,13 @@ class PagedDecoder {
 };
 
 // Makes a backend's paged decoder: `blocks` cache blocks of `page` positions, sequences up
-// to `max_context` positions.
-using PagedDecoderFactory = std::function<std::unique_ptr<PagedDecoder>(const DecoderWeights& weights, std::int64_t blocks,
-                                                                        std::int64_t page, std::int64_t max_context)>;
+// to `max_context` positions, through the first `layers` layers (all: -1; a slice for checks).
+using PagedDecoderFactory = std::function<std::unique_ptr<PagedDecoder>(
+    const DecoderWeights& weights, std::int64_t blocks, std::int64_t page, std::int64_t max_context, std::int64_t layers)>;
+
+// The uniform Decoder over a paged one (each of `batch` sequences owning its own blocks): what
+// the reference check and a request run alone drive, so that a backend's serve path is
+// checked on the paged decoder it measures.
+DecoderFactory uniform_over_paged(PagedDecoderFactory paged, std::int64_t page);
 
 }  // namespace rooftop::inference

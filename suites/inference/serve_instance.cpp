@@ -61,15 +61,16 @@ Correctness check_served_tokens(const DecoderWeights& weights, PagedDecoder& pag
   return c;
 }
 
-ServeInstance::ServeInstance(const Problem& p, std::uint64_t seed, DecoderFactory solo, PagedDecoderFactory paged)
-    : shape_(shape_of(p)), seed_(seed), solo_(std::move(solo)), weights_(load_weights(shape_.model, p.dtype, seed)) {
+ServeInstance::ServeInstance(const Problem& p, std::uint64_t seed, PagedDecoderFactory paged)
+    : shape_(shape_of(p)), seed_(seed), solo_(uniform_over_paged(paged, kServePage)),
+      weights_(load_weights(shape_.model, p.dtype, seed)) {
   const auto schedule = serve_schedule(shape_.serve, weights_.config.max_positions);
   for (const auto& r : schedule) max_context_ = std::max(max_context_, r.prompt + r.output);
   config_.token_budget = shape_.serve.budget;
   config_.max_sequences = shape_.serve.batch;
   config_.page = kServePage;
   config_.blocks = p.params.at("cache_blocks").get<std::int64_t>();
-  paged_ = paged(weights_, config_.blocks, config_.page, max_context_);
+  paged_ = paged(weights_, config_.blocks, config_.page, max_context_, -1);
   paged_->prepare_steps(config_.token_budget, config_.max_sequences);
 }
 

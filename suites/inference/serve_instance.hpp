@@ -2,8 +2,8 @@
 // A serve point on any backend with a paged decoder: the load (serve_load.hpp) served by
 // the engine (serve_engine.hpp) in real time, a repetition a run of the whole schedule,
 // reduced to latency percentiles, throughput and goodput (serve_metrics.hpp). Its check:
-// the decoder against the reference, then every request's greedy tokens served (batched,
-// chunked, paged) against the same request run alone.
+// the paged decoder against the reference, then every request's greedy tokens served
+// (batched, chunked, paged) against the same request run alone.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,7 +24,9 @@ Correctness check_served_tokens(const DecoderWeights& weights, PagedDecoder& pag
 
 class ServeInstance final : public ScenarioInstance {
  public:
-  ServeInstance(const Problem& problem, std::uint64_t seed, DecoderFactory solo, PagedDecoderFactory paged);
+  // `paged`: the backend's paged decoder. The reference check and each request alone run on
+  // the same decoder's uniform view (uniform_over_paged).
+  ServeInstance(const Problem& problem, std::uint64_t seed, PagedDecoderFactory paged);
 
   std::string implementation() const override { return paged_->implementation(); }
   std::string implementation_label() const override { return paged_->implementation_label(); }
