@@ -138,7 +138,8 @@ ScenarioRepetition ServeInstance::repetition_of(const Point& p, double rate) {
            {"series", compact_series(p.run.steps, first_arrival, last_token, config_.blocks)}};
   ScenarioRepetition rep;
   rep.iterations = std::max<std::int64_t>(s.output_tokens, 1);
-  rep.seconds_per_iteration = s.window_s / static_cast<double>(rep.iterations);
+  // No measured token (an INVALID run): the run's wall time stands as the sample.
+  rep.seconds_per_iteration = (s.window_s > 0 ? s.window_s : p.run.wall_s) / static_cast<double>(rep.iterations);
   rep.metrics = {{"ttft_p50_s", s.ttft.p50}, {"ttft_p90_s", s.ttft.p90}, {"ttft_p99_s", s.ttft.p99},
                  {"tpot_p50_s", s.tpot.p50}, {"tpot_p90_s", s.tpot.p90}, {"tpot_p99_s", s.tpot.p99},
                  {"itl_p50_s", s.itl.p50},   {"itl_p90_s", s.itl.p90},   {"itl_p99_s", s.itl.p99},
