@@ -80,7 +80,8 @@ void print_serve_table(std::ostream& out, const RunResults& run) {
       notes.push_back(fmt::format("{}: {}", r.problem.shape, r.outputs["verdict"].get<std::string>()));
   }
   if (rows.empty()) return;
-  const std::vector<std::string> headers{"serve", "TTFT p50/p99", "TPOT p50/p99", "ITL p99", "E2E p99", "tok/s", "goodput", "batch", "cache", "verdict"};
+  const std::vector<std::string> headers{"serve",   "TTFT p50/p99", "TPOT p50/p99", "ITL p99", "E2E p99",
+                                         "tok/s",   "goodput",      "batch",        "cache",   "verdict"};
   std::vector<std::size_t> width(headers.size());
   for (std::size_t c = 0; c < headers.size(); ++c) {
     width[c] = headers[c].size();

@@ -227,7 +227,7 @@ TEST_CASE("serve metrics: percentiles, per-request TPOT, inter-token gaps, goodp
   CHECK(s.valid);
 }
 
-TEST_CASE("INVALID: outstanding requests that grow over the arrivals; a steady backlog is valid", "[inference][serve]") {
+TEST_CASE("INVALID: outstanding requests that grow over the arrivals, or arrivals over too soon, and a steady backlog valid", "[inference][serve]") {
   std::vector<RequestTiming> requests;
   for (int i = 0; i < 100; ++i) requests.push_back({i * 0.1, {i * 0.1 + 0.05}, false});
   requests.back().token_s = {30.0};

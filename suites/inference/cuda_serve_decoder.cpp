@@ -40,7 +40,8 @@ const float* or_null(const gpu::DeviceBuffer& b) { return b.bytes() ? b.as<float
 CudaServeDecoder::CudaServeDecoder(const DecoderWeights& w, std::int64_t blocks, std::int64_t page, std::int64_t max_context,
                                    std::int64_t layers)
     : w_(w), blocks_(blocks), page_(page), max_context_(max_context),
-      layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))) {
+      layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size())
+                         : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))) {
   if (w.dtype != Dtype::bf16)
     throw PointSkipped(fmt::format("the CUDA serve decoder runs bf16, not {}", dtype_name(w.dtype)));
   const auto& c = w.config;

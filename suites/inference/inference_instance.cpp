@@ -40,7 +40,8 @@ DecoderWeights load_weights(const std::string& model, Dtype dtype, std::uint64_t
 InferenceInstance::InferenceInstance(const Problem& p, std::uint64_t seed, DecoderFactory make)
     : shape_(shape_of(p)), seed_(seed), make_(std::move(make)),
       weights_(shape_.scenario == Scenario::serve
-                   ? throw PointSkipped("the serve scenario runs on a backend with a paged decoder (the CPU's, for now)")
+                   ? throw PointSkipped("a serve point runs on its backend's paged decoder (ServeInstance); this "
+                                        "backend registers none")
                    : load_weights(shape_.model, p.dtype, seed)) {
   decoder_ = make_(weights_, shape_.batch, max_context(), -1);
   const auto& c = weights_.config;

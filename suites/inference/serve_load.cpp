@@ -49,7 +49,8 @@ ServeLoad parse_serve_load(std::string_view text) {
   const std::string whole(text);
   const auto usage = [&](std::string_view why) {
     return InputError(fmt::format("serve load '{}': {}; write RATExN[:chat|:fixed=P/O|:file=PATH][:warmup=W][:window=S]"
-                                  "[:seed=S][:batch=B][:budget=T][:cache=POSITIONS], e.g. 8x512 (8 requests/s, 512 measured) or 4x64:fixed=128/64",
+                                  "[:seed=S][:batch=B][:budget=T][:cache=POSITIONS], e.g. 8x512 (8 requests/s, 512 "
+                                  "measured) or 4x64:fixed=128/64",
                                   whole, why));
   };
   ServeLoad load;
@@ -103,7 +104,9 @@ ServeLoad parse_serve_load(std::string_view text) {
     } else if (key == "seed") {
       if (!parse_number(value, load.seed)) throw usage(fmt::format("'seed={}' is not an unsigned integer", value));
     } else {
-      throw usage(fmt::format("'{}' is not an option (chat, fixed=P/O, file=PATH, warmup=W, window=S, seed=S, batch=B, budget=T, cache=POSITIONS)", option));
+      throw usage(fmt::format("'{}' is not an option (chat, fixed=P/O, file=PATH, warmup=W, window=S, seed=S, batch=B, "
+                              "budget=T, cache=POSITIONS)",
+                              option));
     }
   }
   if (load.budget < load.batch)

@@ -29,11 +29,12 @@ ServeSummary summarize_serve(const std::vector<RequestTiming>& requests, const s
     first_arrival = std::min(first_arrival, r.arrival_s);
     last_arrival = std::max(last_arrival, r.arrival_s);
     last_token = std::max(last_token, r.token_s.back());
-    const double first = r.token_s.front() - r.arrival_s, per_token = n > 1 ? (r.token_s.back() - r.token_s.front()) / static_cast<double>(n - 1) : 0;
+    const double first = r.token_s.front() - r.arrival_s;
+    const double per_token = n > 1 ? (r.token_s.back() - r.token_s.front()) / static_cast<double>(n - 1) : 0;
     ttft.push_back(first);
     e2e.push_back(r.token_s.back() - r.arrival_s);
     if (n > 1) tpot.push_back(per_token);
-    for (std::int64_t i = 1; i < n; ++i) itl.push_back(r.token_s[static_cast<std::size_t>(i)] - r.token_s[static_cast<std::size_t>(i - 1)]);
+    for (std::size_t i = 1; i < r.token_s.size(); ++i) itl.push_back(r.token_s[i] - r.token_s[i - 1]);
     if (first <= slo.ttft_s && per_token <= slo.tpot_s) ++s.meeting_slo;
   }
   s.ttft = percentiles(ttft);
