@@ -201,6 +201,19 @@ TEST_CASE("the scheduler: decode first, chunked prefill inside the token budget,
   CHECK_FALSE(first.chunks[1].sample);  // a prompt's chunk before its last has no token
 }
 
+TEST_CASE("the rate search: the bound first, then bisection, bounded, the highest rate met", "[inference][serve]") {
+  const auto below = [](double limit) { return [limit](double rate) { return rate <= limit; }; };
+  const auto met = search_rate(40, kSweepRuns, below(100));
+  CHECK(met.sustainable == 40);
+  CHECK(met.tried.size() == 1);  // the bound met: one run
+  const auto search = search_rate(40, kSweepRuns, below(13));
+  REQUIRE(search.tried.size() == static_cast<std::size_t>(kSweepRuns));
+  const std::vector<std::pair<double, bool>> expected{{40, false}, {20, false}, {10, true}, {15, false}, {12.5, true}, {13.75, false}};
+  CHECK(search.tried == expected);
+  CHECK(search.sustainable == 12.5);
+  CHECK(search_rate(40, kSweepRuns, below(0.1)).sustainable == 0);  // none met
+}
+
 TEST_CASE("serve metrics: percentiles, per-request TPOT, inter-token gaps, goodput at the objective", "[inference][serve]") {
   CHECK(percentiles({}).p99 == 0);
   const auto p = percentiles({5, 1, 4, 2, 3});

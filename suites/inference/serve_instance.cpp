@@ -166,27 +166,19 @@ ScenarioRepetition ServeInstance::run_repetition() {
   }
   if (!shape_.sweep_rate) return repetition_of(serve_at(shape_.serve.rate), shape_.serve.rate);
   // --sweep-rate: the shape's rate first; if it misses the objective, bisect (0, rate) for
-  // the highest rate that meets it, a bounded number of runs.
-  constexpr int kSweepRuns = 6;
+  // the highest rate that meets it, a bounded number of runs (search_rate).
   nlohmann::ordered_json tried = nlohmann::ordered_json::array();
   std::optional<std::pair<double, Point>> best, lowest_missed;
-  double lo = 0, hi = shape_.serve.rate;
-  for (int i = 0; i < kSweepRuns; ++i) {
-    const double rate = i == 0 ? hi : (lo + hi) / 2;
+  search_rate(shape_.serve.rate, kSweepRuns, [&](double rate) {
     auto point = serve_at(rate);
     const bool ok = meets_slo(point.summary);
     tried.push_back({{"rate", rate}, {"meets_slo", ok}, {"verdict", point.summary.verdict},
                      {"ttft_p99_s", point.summary.ttft.p99}, {"tpot_p99_s", point.summary.tpot.p99},
                      {"output_tokens_per_s", point.summary.output_tokens_per_s}});
-    if (ok) {
-      lo = rate;
-      best.emplace(rate, std::move(point));
-      if (i == 0) break;  // the shape's rate, the search's bound, is met
-    } else {
-      hi = rate;
-      lowest_missed.emplace(rate, std::move(point));
-    }
-  }
+    if (ok && (!best || rate > best->first)) best.emplace(rate, std::move(point));
+    else if (!ok && (!lowest_missed || rate < lowest_missed->first)) lowest_missed.emplace(rate, std::move(point));
+    return ok;
+  });
   if (!best) best = std::move(lowest_missed);  // nothing met the objective: the lowest rate tried
   auto rep = repetition_of(best->second, best->first);
   const bool met = meets_slo(best->second.summary);

@@ -94,6 +94,24 @@ ServeSummary summarize_serve(const std::vector<RequestTiming>& requests, const s
   return s;
 }
 
+RateSearch search_rate(double bound, int runs, const std::function<bool(double)>& meets) {
+  RateSearch s;
+  double lo = 0, hi = bound;
+  for (int i = 0; i < runs; ++i) {
+    const double rate = i == 0 ? hi : (lo + hi) / 2;
+    const bool ok = meets(rate);
+    s.tried.emplace_back(rate, ok);
+    if (ok) {
+      lo = rate;
+      s.sustainable = rate;
+      if (i == 0) break;  // the bound itself is met
+    } else {
+      hi = rate;
+    }
+  }
+  return s;
+}
+
 nlohmann::ordered_json compact_series(const std::vector<StepSample>& steps, double from_s, double to_s, std::int64_t cache_blocks,
                                       int points) {
   nlohmann::ordered_json t = nlohmann::ordered_json::array(), batch = t, occupancy = t, waiting = t;

@@ -4,6 +4,7 @@
 // cache occupancy over time, and whether the run is valid (the engine kept up with the
 // arrivals) — LoadGen's INVALID instead of a misleading mean.
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -54,6 +55,16 @@ struct ServeSummary {
 
 ServeSummary summarize_serve(const std::vector<RequestTiming>& requests, const std::vector<StepSample>& steps, const Slo& slo,
                              std::int64_t cache_blocks);
+// --sweep-rate's bounded search: `bound` (the shape's rate) first, met: the answer; else
+// bisection of (0, bound), `runs` runs in all. `meets(rate)` serves a run at that rate and
+// says whether it met the objective. The highest rate met (0: none) and each rate tried.
+struct RateSearch {
+  double sustainable = 0;
+  std::vector<std::pair<double, bool>> tried;
+};
+inline constexpr int kSweepRuns = 6;
+RateSearch search_rate(double bound, int runs, const std::function<bool(double)>& meets);
+
 // The batch size, cache occupancy and queue over the window in at most `points` time
 // buckets (their mean, max, max): a compact series for the results.
 nlohmann::ordered_json compact_series(const std::vector<StepSample>& steps, double from_s, double to_s, std::int64_t cache_blocks,
