@@ -32,6 +32,8 @@ struct PlanContext {
   std::string backend = "cpu";
   int ranks = 1;  // lockstep families: the ranks of the run
   std::vector<std::int32_t> prompt = {};  // a user's shapes: the prompt's token ids (RunOptions::prompt)
+  std::string slo = {};     // inference serve points: the objective as given (RunOptions::slo)
+  bool sweep_rate = false;  // inference serve points: search the highest rate meeting it
 };
 
 // What an instance is set up with.

@@ -168,7 +168,7 @@ void apply_tiles(const RunOptions& options, std::vector<Problem>& points) {
 std::vector<Problem> plan_points(const RunOptions& o, double available, int ranks) {
   std::vector<Problem> planned;
   const NameFilter filter(o.filter, "--filter");
-  const PlanContext context{o.tier, o.backend, ranks, o.prompt};
+  const PlanContext context{o.tier, o.backend, ranks, o.prompt, o.slo, o.sweep_rate};
   std::vector<std::string> all_names, suite_names;
   std::set<std::string> seen;
   for (const auto* family : selected_families(o)) {

@@ -37,6 +37,8 @@ struct RunOptions {
   bool check = true;    // false: timing only, no reference check (ab after its first pair)
   std::optional<std::filesystem::path> trace;  // scenario suites: the profiling pass as Chrome trace events
   std::vector<std::int32_t> prompt;  // inference: the prompt's token ids (empty: seeded random ones)
+  std::string slo;                   // inference serve points: --slo as given (empty: the default objective)
+  bool sweep_rate = false;           // inference serve points: --sweep-rate
   std::vector<std::string> benchmark_args;   // --benchmark_* flags, passed to Google Benchmark
   // Tile configurations by point name, for points whose family tunes (Family::tile_candidates)
   // and that name none themselves: rooftop tune's choices for this device, or its candidates.

@@ -15,6 +15,7 @@
 #include "reports/result_rows.hpp"
 #include "reports/run_conditions.hpp"
 #include "reports/run_scope.hpp"
+#include "reports/serve_table.hpp"
 
 namespace rooftop::reports {
 namespace {
@@ -213,6 +214,7 @@ void print_terminal_table(std::ostream& out, const RunResults& run, bool wide) {
   if (run.results.empty()) return;
   if (wide) print_wide(out, run);
   else print_compact(out, run);
+  print_serve_table(out, run);
 }
 
 }  // namespace rooftop::reports

@@ -38,7 +38,11 @@ DecoderWeights load_weights(const std::string& model, Dtype dtype, std::uint64_t
 
 
 InferenceInstance::InferenceInstance(const Problem& p, std::uint64_t seed, DecoderFactory make)
-    : shape_(shape_of(p)), seed_(seed), make_(std::move(make)), weights_(load_weights(shape_.model, p.dtype, seed)) {
+    : shape_(shape_of(p)), seed_(seed), make_(std::move(make)),
+      weights_(shape_.scenario == Scenario::serve
+                   ? throw PointSkipped("a serve point runs on its backend's paged decoder (ServeInstance); this "
+                                        "backend registers none")
+                   : load_weights(shape_.model, p.dtype, seed)) {
   decoder_ = make_(weights_, shape_.batch, max_context(), -1);
   const auto& c = weights_.config;
   prompt_ = random_tokens(shape_.batch * std::max<std::int64_t>(shape_.prompt, 1), c.vocab, seed + 1);
@@ -58,6 +62,7 @@ std::string InferenceInstance::generic_path() const {
     case Scenario::prefill: return prefill;
     case Scenario::decode: return decode;
     case Scenario::generate: return prefill.empty() || prefill == decode ? decode : decode.empty() ? prefill : prefill + "; " + decode;
+    case Scenario::serve: break;  // ServeInstance
   }
   return {};
 }
@@ -69,6 +74,7 @@ ScenarioRepetition InferenceInstance::run_repetition() {
     case Scenario::prefill: return prefill();
     case Scenario::decode: return decode();
     case Scenario::generate: return generate();
+    case Scenario::serve: break;  // ServeInstance
   }
   return {};
 }
@@ -106,6 +112,7 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
           done();
         }
         break;
+      case Scenario::serve: break;  // ServeInstance
     }
   } catch (...) {
     decoder_->set_recorder(nullptr);

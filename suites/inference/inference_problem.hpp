@@ -2,7 +2,9 @@
 // The inference family's points: a model and a scenario. prefill (batch B, prompt P: time
 // to first token), decode (batch B at context C: time per output token, the cache growing
 // by one a step) and generate (B requests, P in, G out: TTFT, inter-token latency, output
-// tokens per second). Their work (FLOPs, compulsory bytes) is here and nowhere else.
+// tokens per second) and serve (requests arriving over time at a rate, served by continuous
+// batching: latency percentiles, throughput, goodput at an objective). Their work (FLOPs,
+// compulsory bytes) is here and nowhere else.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -11,10 +13,11 @@
 
 #include "harness/problem.hpp"
 #include "suites/inference/model_config.hpp"
+#include "suites/inference/serve_load.hpp"
 
 namespace rooftop::inference {
 
-enum class Scenario { prefill, decode, generate };
+enum class Scenario { prefill, decode, generate, serve };
 
 // Decode steps a repetition times from the shape's context (enough to average out one
 // step's jitter): a decode point's cache holds context + this many positions.
@@ -36,11 +39,17 @@ struct InferenceShape {
   // A GPU's fused decode step (":fused"): each RMSNorm in the next GEMV's prologue (issue 42's
   // first step); else a kernel a norm.
   bool fused = false;
+  // serve: the offered load (rate, requests, lengths), the objective, and whether the run
+  // searches for the highest rate that meets it (--sweep-rate).
+  ServeLoad serve;
+  Slo slo;
+  bool sweep_rate = false;
 };
 
 // MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, then on a GPU optionally
 // :eager or :graph (decode and generate), :paged16 or :paged32 and :fused, in any order;
-// MODEL is a shipped name or a config.json path. Throws InputError.
+// MODEL is a shipped name or a config.json path; or MODEL:serve:RATExN[:OPTION]...
+// (serve_load.hpp). Throws InputError.
 InferenceShape parse_inference_shape(std::string_view text);
 
 // Bytes of one weight of the projections and LM head, and of one activation, cache or
@@ -75,5 +84,16 @@ std::int64_t positions_needed(const InferenceShape& shape);
 Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
                                std::span<const std::int32_t> prompt = {});
 InferenceShape shape_of(const Problem& problem);
+
+// serve (serve_problem.cpp): the point, its shape back from the point, the work of one
+// output token (the measured requests' FLOPs and compulsory bytes over their output tokens).
+Problem make_serve_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
+                           std::span<const std::int32_t> prompt);
+InferenceShape serve_shape_of(const Problem& problem);
+Work serve_work_per_token(const ModelConfig& model, const std::vector<ScheduledRequest>& schedule, Dtype dtype);
+// The KV cache's blocks for a serve point: the load's cache option, else room for `batch`
+// requests of the schedule's mean footprint; never less than its largest request.
+std::int64_t serve_cache_blocks(const ServeLoad& load, const std::vector<ScheduledRequest>& schedule, std::int64_t page);
+inline constexpr std::int64_t kServePage = 16;
 
 }  // namespace rooftop::inference
