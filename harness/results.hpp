@@ -48,9 +48,21 @@ struct MeasurementFacts {
 
 // What a suite declares in its parameters that the harness computes with: read once, here
 // (declared_facts), from the suite's "params", so nothing else reads them by key.
+// The report labels a collective's point and an inference scenario's row with them too, and
+// checks a matrix product's sizes against the matrix units' alignment.
+struct MatrixSizes {
+  std::int64_t m = 0, n = 0, k = 0;
+};
 struct DeclaredFacts {
   double bus_factor = 0;            // a collective: busbw / algbw (nccl-tests); 0: not a collective
   double tokens_per_iteration = 0;  // a scenario: tokens one timed iteration yields; 0: none
+  // A collective's own words: its name ("all_reduce"), message size (nccl-tests' "size"), ranks, form.
+  std::string collective;
+  double size_bytes = 0;
+  int ranks = 0;
+  bool in_place = false;
+  std::string scenario;  // an inference point's: "prefill", "decode" or "generate"; empty: none
+  std::optional<MatrixSizes> matrix;  // a point with whole-number m, n and k (a GEMM's sizes)
 };
 DeclaredFacts declared_facts(const nlohmann::ordered_json& params);
 

@@ -43,6 +43,14 @@ struct InferenceShape {
 // MODEL is a shipped name or a config.json path. Throws InputError.
 InferenceShape parse_inference_shape(std::string_view text);
 
+// An inference point's typed shape, attached by make_inference_problem: the shape with its
+// launch mode resolved (a GPU's decode and generate run "graph" unless the shape says eager),
+// and run --prompt's token ids (empty: seeded random ones).
+struct InferencePoint {
+  InferenceShape shape;
+  std::vector<std::int32_t> prompt_tokens;
+};
+
 // Bytes of one weight of the projections and LM head, and of one activation, cache or
 // embedding element: fp8 weights (e4m3) work on bf16 activations and a bf16 cache.
 double weight_bytes(Dtype dtype);
@@ -69,9 +77,11 @@ std::int64_t positions_needed(const InferenceShape& shape);
 // or the model's checkpoint is unusable (validate_checkpoint), so a run refuses before
 // measuring any point.
 // `prompt`: the prompt's token ids (run --prompt) for a prefill or generate point whose
-// prompt length it matches, kept in params.prompt_tokens; InputError otherwise.
+// prompt length it matches, kept in the point (InferencePoint::prompt_tokens) and in its
+// results' params.prompt_tokens; InputError otherwise.
 Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
                                std::span<const std::int32_t> prompt = {});
-InferenceShape shape_of(const Problem& problem);
+const InferencePoint& point_of(const Problem& problem);
+const InferenceShape& shape_of(const Problem& problem);
 
 }  // namespace rooftop::inference
