@@ -177,7 +177,7 @@ std::vector<Problem> plan_points(const RunOptions& o, double available, int rank
       std::vector<std::string> takers;
       for (const auto& f : families())
         if (!f.prompt_shapes.empty()) takers.push_back(fmt::format("--suite {} --shape {}", f.name, f.prompt_shapes));
-      throw InputError(fmt::format("--prompt gives token ids to a prompt of a model, and suite {} has none{}: leave "
+      throw InputError(fmt::format("--prompt gives a model's prompt its token ids; suite {} has no prompt{}: leave "
                                    "--prompt out{}", family->name,
                                    o.shapes.empty() ? "" : fmt::format(" (--shape {})", fmt::join(o.shapes, ",")),
                                    takers.empty() ? "" : fmt::format(", or run {}", fmt::join(takers, "; or "))));

@@ -156,7 +156,7 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std:
   std::vector<data> rows;
   for (const auto& in : inputs) {
     for (const auto& r : in.run.results) {
-      if (r.declared.scenario.empty() || r.samples.empty()) continue;
+      if (r.declared.scenario.empty() || r.measured.is_stage() || r.samples.empty()) continue;  // a point, not its stages
       const auto& d = derived_of(r);
       data row;
       row.set("device", device_display_name(in.run.meta.device));

@@ -137,7 +137,7 @@ TEST_CASE("the runner's tile is the point's, written where the suite's tile is a
   CHECK(j["results"][0]["params"].dump() ==
         R"({"kind":"prefill","tile":"m64n128","layout":"Q, O","tile_source":"tuned 2026-11-24T00:00:00Z"})");
   CHECK(j["results"][1]["params"].dump() ==
-        R"({"kind":"prefill","tile":"","tile_source":"default (no tuned tile for this device: rooftop tune)"})");
+        R"j({"kind":"prefill","tile":"","tile_source":"default (no tuned tile for this device: rooftop tune)"})j");
   const auto back = results_from_json(nlohmann::ordered_json::parse(j.dump()), "mem");
   CHECK(back.results[0].problem.tile == "m64n128");
   CHECK(back.results[0].problem.tile_source == "tuned 2026-11-24T00:00:00Z");

@@ -95,5 +95,5 @@ TEST_CASE("a roof bounds every unit that can run the dtype: fp32 units run bf16,
   // A ceiling measured for a type rooftop has no problems in bounds none of its points.
   const Ceilings fp64_only{{{"fp64_vector_fma", "fp64", "fma", 1e12}}, {}, 0, {}};
   CHECK(compute_ceiling_for(fp64_only, Dtype::fp32) == nullptr);
-  CHECK_FALSE(can_execute("bf16", "fp32"));
+  CHECK_FALSE(can_execute(Dtype::bf16, Dtype::fp32));
 }

@@ -21,7 +21,7 @@ Family make_inference_family() {
   f.shape_dtypes = {Dtype::bf16};
   f.shape_syntax = "MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, on a GPU then [:eager|:graph] (decode "
                    "steps from a CUDA graph unless eager) [:paged16|:paged32] [:fused] (MODEL: a shipped name or config.json)";
-  f.prompt_shapes = "MODEL:prefill:BxP and MODEL:generate:BxPxG, P the prompt's length";
+  f.prompt_shapes = "MODEL:prefill:BxP or MODEL:generate:BxPxG (P: the prompt's length)";
   f.shape_points = [](std::string_view shape, Dtype dtype, const PlanContext& c) {
     return std::vector<Problem>{make_inference_problem(parse_inference_shape(shape), dtype, c.backend, c.prompt)};
   };
