@@ -184,7 +184,8 @@ std::vector<Problem> plan_points(const RunOptions& o, double available, int rank
     }
     std::vector<Dtype> dtypes;
     for (const auto& text : o.dtypes) {
-      const auto it = std::find_if(family->dtypes.begin(), family->dtypes.end(), [&](Dtype d) { return dtype_name(d) == text; });
+      const auto named = find_dtype(text);
+      const auto it = named ? std::find(family->dtypes.begin(), family->dtypes.end(), *named) : family->dtypes.end();
       if (it == family->dtypes.end()) {
         std::vector<std::string_view> names;
         for (Dtype d : family->dtypes) names.push_back(dtype_name(d));
