@@ -62,7 +62,7 @@ std::string achieved(const ResultRecord& r, const Derived& d) {
   const auto& t = *d.throughput;
   if (t.bus_bytes_per_s) return format_si(*t.bus_bytes_per_s, "B/s");
   const auto& roof = d.roofline;
-  return bound_rate(dtype_name(r.problem.dtype), roof ? bound_name(roof->bound) : "", t.flops_per_s, t.bytes_per_s,
+  return bound_rate(r.problem.dtype, roof ? bound_name(roof->bound) : "", t.flops_per_s, t.bytes_per_s,
                     roof ? roof->compute_peak : 0, roof ? roof->bandwidth : 0);
 }
 

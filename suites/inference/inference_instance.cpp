@@ -46,9 +46,9 @@ InferenceInstance::InferenceInstance(const Problem& p, std::uint64_t seed, Decod
   decoder_ = make_(weights_, shape_.batch, max_context(), -1);
   const auto& c = weights_.config;
   prompt_ = random_tokens(shape_.batch * std::max<std::int64_t>(shape_.prompt, 1), c.vocab, seed + 1);
-  given_prompt_ = p.params.contains("prompt_tokens");
+  const auto& given = point_of(p).prompt_tokens;
+  given_prompt_ = !given.empty();
   if (given_prompt_) {  // run --prompt: every sequence of the batch gets it
-    const auto given = p.params["prompt_tokens"].get<std::vector<std::int32_t>>();
     for (std::size_t i = 0; i < prompt_.size(); ++i) prompt_[i] = given[i % given.size()];
   }
   next_.assign(static_cast<std::size_t>(shape_.batch), 0);

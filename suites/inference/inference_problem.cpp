@@ -344,6 +344,9 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   p.params["tokens_per_iteration"] = s.scenario == Scenario::prefill  ? s.batch * s.prompt
                                      : s.scenario == Scenario::decode ? s.batch
                                                                       : s.batch * s.generate;
+  InferencePoint point{s, std::vector<std::int32_t>(prompt.begin(), prompt.end())};
+  point.shape.launch = launch;
+  attach_shape(p, std::move(point));
   p.work = inference_work(m, s, dtype);
   const double cache =
       static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(activation_bytes(dtype)) * static_cast<double>(m.layers);
@@ -356,20 +359,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   return p;
 }
 
-InferenceShape shape_of(const Problem& p) {
-  InferenceShape s;
-  s.model = p.params.at("model").get<std::string>();
-  const auto scenario = p.params.at("scenario").get<std::string>();
-  if (scenario == "serve") return serve_shape_of(p);
-  s.scenario = scenario == "prefill" ? Scenario::prefill : scenario == "decode" ? Scenario::decode : Scenario::generate;
-  s.batch = p.params.at("batch").get<std::int64_t>();
-  s.prompt = p.params.at("prompt").get<std::int64_t>();
-  s.context = p.params.at("context").get<std::int64_t>();
-  s.generate = p.params.at("generate").get<std::int64_t>();
-  s.launch = p.params.value("launch", "");
-  s.page = p.params.value("kv_cache_page", std::int64_t{0});
-  s.fused = p.params.contains("step");
-  return s;
-}
+const InferencePoint& point_of(const Problem& p) { return shape_as<InferencePoint>(p); }
+const InferenceShape& shape_of(const Problem& p) { return point_of(p).shape; }
 
 }  // namespace rooftop::inference

@@ -52,6 +52,14 @@ struct InferenceShape {
 // (serve_load.hpp). Throws InputError.
 InferenceShape parse_inference_shape(std::string_view text);
 
+// An inference point's typed shape, attached by make_inference_problem: the shape with its
+// launch mode resolved (a GPU's decode and generate run "graph" unless the shape says eager),
+// and run --prompt's token ids (empty: seeded random ones).
+struct InferencePoint {
+  InferenceShape shape;
+  std::vector<std::int32_t> prompt_tokens;
+};
+
 // Bytes of one weight of the projections and LM head, and of one activation, cache or
 // embedding element: fp8 weights (e4m3) work on bf16 activations and a bf16 cache.
 double weight_bytes(Dtype dtype);
@@ -80,16 +88,17 @@ std::int64_t positions_needed(const InferenceShape& shape);
 // or the model's checkpoint is unusable (validate_checkpoint), so a run refuses before
 // measuring any point.
 // `prompt`: the prompt's token ids (run --prompt) for a prefill or generate point whose
-// prompt length it matches, kept in params.prompt_tokens; InputError otherwise.
+// prompt length it matches, kept in the point (InferencePoint::prompt_tokens) and in its
+// results' params.prompt_tokens; InputError otherwise.
 Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
                                std::span<const std::int32_t> prompt = {});
-InferenceShape shape_of(const Problem& problem);
+const InferencePoint& point_of(const Problem& problem);
+const InferenceShape& shape_of(const Problem& problem);
 
-// serve (serve_problem.cpp): the point, its shape back from the point, the work of one
+// serve (serve_problem.cpp): the point (its typed shape attached as every point's), the work of one
 // output token (the measured requests' FLOPs and compulsory bytes over their output tokens).
 Problem make_serve_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
                            std::span<const std::int32_t> prompt);
-InferenceShape serve_shape_of(const Problem& problem);
 Work serve_work_per_token(const ModelConfig& model, const std::vector<ScheduledRequest>& schedule, Dtype dtype);
 // The KV cache's blocks for a serve point: the load's cache option, else room for `batch`
 // requests of the schedule's mean footprint; never less than its largest request.

@@ -22,6 +22,7 @@ Family make_inference_family() {
   f.shape_syntax = "MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG | MODEL:serve:RATExN[:chat|:fixed=P/O|:file=PATH]"
                    "[:warmup=W][:window=S][:seed=S][:batch=B][:budget=T][:cache=POSITIONS]; on a GPU then [:eager|:graph] (decode "
                    "steps from a CUDA graph unless eager) [:paged16|:paged32] [:fused] (MODEL: a shipped name or config.json)";
+  f.prompt_shapes = "MODEL:prefill:BxP or MODEL:generate:BxPxG (P: the prompt's length)";
   f.shape_points = [](std::string_view shape, Dtype dtype, const PlanContext& c) {
     auto parsed = parse_inference_shape(shape);
     if (parsed.scenario == Scenario::serve) {

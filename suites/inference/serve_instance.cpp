@@ -69,7 +69,7 @@ ServeInstance::ServeInstance(const Problem& p, std::uint64_t seed, PagedDecoderF
   config_.token_budget = shape_.serve.budget;
   config_.max_sequences = shape_.serve.batch;
   config_.page = kServePage;
-  config_.blocks = p.params.at("cache_blocks").get<std::int64_t>();
+  config_.blocks = serve_cache_blocks(shape_.serve, schedule, kServePage);  // as the point declared it
   paged_ = paged(weights_, config_.blocks, config_.page, max_context_, -1);
   paged_->prepare_steps(config_.token_budget, config_.max_sequences);
 }

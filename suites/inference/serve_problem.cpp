@@ -88,18 +88,8 @@ Problem make_serve_problem(const InferenceShape& s, Dtype dtype, std::string_vie
   const double embedding = m.tied_embeddings && dtype != Dtype::fp8 ? 0.0 : static_cast<double>(m.hidden * m.vocab);
   p.memory_bytes = m.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) + cache + activations +
                    static_cast<double>(l.batch * m.vocab) * 4.0;
+  attach_shape(p, InferencePoint{s, {}});
   return p;
-}
-
-InferenceShape serve_shape_of(const Problem& p) {
-  InferenceShape s;
-  s.scenario = Scenario::serve;
-  s.model = p.params.at("model").get<std::string>();
-  s.serve = parse_serve_load(p.params.at("load").get<std::string>());
-  s.slo.ttft_s = p.params.at("slo_ttft_s").get<double>();
-  s.slo.tpot_s = p.params.at("slo_tpot_s").get<double>();
-  s.sweep_rate = p.params.at("sweep_rate").get<bool>();
-  return s;
 }
 
 }  // namespace rooftop::inference
