@@ -22,6 +22,7 @@
 #include "harness/exit_codes.hpp"
 #include "harness/process_group.hpp"
 #include "harness/registry.hpp"
+#include "harness/results.hpp"
 #include "harness/roof_check.hpp"
 #include "harness/runner.hpp"
 #include "harness/system_state.hpp"
@@ -142,7 +143,7 @@ int execute_run(RunFlags& f) {
     }
     planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
     const bool serving = std::any_of(planned.begin(), planned.end(), [](const Problem& p) {
-      return p.params.is_object() && p.params.value("scenario", "") == "serve";
+      return declared_facts(p.params).scenario == "serve";  // the results module reads the suite's words
     });
     if ((!o.slo.empty() || o.sweep_rate) && !serving)
       throw InputError(fmt::format("{} applies to inference serve points, and the run has none: add one, e.g. --suite "

@@ -147,6 +147,8 @@ DeclaredFacts declared_facts(const nlohmann::ordered_json& params) {
   d.ranks = static_cast<int>(number("ranks"));
   d.in_place = params.contains("in_place") && params["in_place"].is_boolean() && params["in_place"].get<bool>();
   d.scenario = text("scenario");
+  d.slo_ttft_s = number("slo_ttft_s");
+  d.slo_tpot_s = number("slo_tpot_s");
   const auto whole = [&](const char* key) { return params.contains(key) && params[key].is_number_integer(); };
   if (whole("m") && whole("n") && whole("k"))
     d.matrix = MatrixSizes{params["m"].get<std::int64_t>(), params["n"].get<std::int64_t>(), params["k"].get<std::int64_t>()};

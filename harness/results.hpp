@@ -62,7 +62,8 @@ struct DeclaredFacts {
   double size_bytes = 0;
   int ranks = 0;
   bool in_place = false;
-  std::string scenario;  // an inference point's: "prefill", "decode" or "generate"; empty: none
+  std::string scenario;  // an inference point's: "prefill", "decode", "generate" or "serve"; empty: none
+  double slo_ttft_s = 0, slo_tpot_s = 0;  // a serve point's service-level objective; 0: none
   std::optional<MatrixSizes> matrix;  // a point with whole-number m, n and k (a GEMM's sizes)
 };
 DeclaredFacts declared_facts(const nlohmann::ordered_json& params);

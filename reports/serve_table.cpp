@@ -16,7 +16,7 @@ namespace rooftop::reports {
 namespace {
 
 bool is_serve(const ResultRecord& r) {
-  return r.problem.family == "inference" && r.problem.params.is_object() && r.problem.params.value("scenario", "") == "serve";
+  return r.problem.family == "inference" && r.declared.scenario == "serve";
 }
 
 // The median of a metric over the repetitions; NaN where the point has none.
@@ -120,7 +120,7 @@ void print_serve_table(std::ostream& out, const RunResults& run) {
     fmt::print(out, "{}\n", line);
   }
   fmt::print(out, "  medians of the repetitions; goodput: requests a second that meet TTFT <= {} and TPOT <= {} (their share)\n",
-             short_time(first->problem.params.value("slo_ttft_s", 0.5)), short_time(first->problem.params.value("slo_tpot_s", 0.05)));
+             short_time(first->declared.slo_ttft_s), short_time(first->declared.slo_tpot_s));
   fmt::print(out, "  tok/s: output tokens a second; batch: sequences a step, mean/max; cache: most of its blocks in use\n");
 }
 

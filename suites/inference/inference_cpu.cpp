@@ -16,7 +16,7 @@ const RegisterImplementation kInferenceCpu("inference", "cpu", [](const Problem&
   const DecoderFactory uniform = [](const DecoderWeights& w, std::int64_t batch, std::int64_t context, std::int64_t layers) {
     return std::make_unique<CpuDecoder>(w, batch, context, layers);
   };
-  if (p.params.value("scenario", "") == "serve")
+  if (shape_of(p).scenario == Scenario::serve)
     return std::unique_ptr<ScenarioInstance>(std::make_unique<ServeInstance>(
         p, setup.seed,
         [](const DecoderWeights& w, std::int64_t blocks, std::int64_t page, std::int64_t context, std::int64_t layers) {
