@@ -49,6 +49,7 @@ Problem make_problem(const Benchmark& b, const AxisValues& values, Dtype dtype, 
   p.dtype = dtype;
   p.shape = shape_label(values);
   for (const auto& [name, value] : values) p.params[name] = value;
+  attach_shape(p, values);
   if (b.work_function()) p.work = b.work_function()(point);
   if (b.memory_function()) p.memory_bytes = b.memory_function()(point);
   return p;
@@ -204,8 +205,7 @@ void register_declared_benchmarks() {
     check_declaration(b);
     register_family(make_family(b));
     register_implementation(b.name(), b.backend_name(), [&b](const Problem& p, const SetupContext& s) -> std::unique_ptr<Instance> {
-      AxisValues values;  // the declared axes only: a backend may add parameters of its own (the cache policy)
-      for (const auto& a : b.axes()) values.emplace_back(a.name, p.params.at(a.name).get<std::int64_t>());
+      const auto& values = shape_as<AxisValues>(p);  // the declared axes, as make_problem attached them
       auto c = guarded([&] { return b.setup_function()(Point(values, std::string(dtype_name(p.dtype)), p.backend), s.seed); });
       if (!c) throw std::runtime_error(fmt::format("{}: setup() returned no Case", b.name()));
       return std::make_unique<DeclaredInstance>(std::move(c));

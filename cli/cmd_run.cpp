@@ -22,6 +22,7 @@
 #include "harness/exit_codes.hpp"
 #include "harness/process_group.hpp"
 #include "harness/registry.hpp"
+#include "harness/results.hpp"
 #include "harness/roof_check.hpp"
 #include "harness/runner.hpp"
 #include "harness/system_state.hpp"
@@ -141,6 +142,13 @@ int execute_run(RunFlags& f) {
       make_parent_folders(outputs);  // Google Benchmark opens --benchmark_out as it is; ours make theirs
     }
     planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);
+    const bool serving = std::any_of(planned.begin(), planned.end(), [](const Problem& p) {
+      return declared_facts(p.params).scenario == "serve";  // the results module reads the suite's words
+    });
+    if ((!o.slo.empty() || o.sweep_rate) && !serving)
+      throw InputError(fmt::format("{} applies to inference serve points, and the run has none: add one, e.g. --suite "
+                                   "inference --shape tiny:serve:8x64",
+                                   o.sweep_rate ? "--sweep-rate" : "--slo"));
   } catch (const InputError& e) {
     if (!transport) throw;
     refused = e.what();
@@ -260,6 +268,11 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                                              "(\"1,2,3\", or @FILE: ids, a JSON array, or an object with \"prompt\"); "
                                              "the shape's prompt length must match. The greedy tokens and top logits go "
                                              "to the results' outputs");
+  cmd->add_option("--slo", o.slo, "inference serve points: the service-level objective, each request's time to first "
+                                  "token and time per output token (default ttft=500ms,tpot=50ms); goodput counts the "
+                                  "requests that meet both");
+  cmd->add_flag("--sweep-rate", o.sweep_rate, "inference serve points: search for the highest arrival rate (up to the "
+                                              "shape's) whose run meets the objective at p99 and keeps up");
   cmd->add_option("--format", flags->format, "What to print on stdout")
       ->check(CLI::IsMember(reports::output_format_names()))->capture_default_str();
   cmd->add_flag("--wide", flags->wide, "table: every column and the whole implementation text (lines may pass 120 "

@@ -34,7 +34,7 @@ Derived derive(const ResultRecord& r, const Ceilings* ceilings) {
     if (r.declared.tokens_per_iteration > 0) p.joules_per_token = p.joules_per_iteration / r.declared.tokens_per_iteration;
     d.power = p;
   }
-  if (ceilings) d.roofline = place_on_roofline(*ceilings, dtype_name(r.problem.dtype), work, median, d.cold);
+  if (ceilings) d.roofline = place_on_roofline(*ceilings, r.problem.dtype, work, median, d.cold);
   return d;
 }
 

@@ -23,9 +23,14 @@ std::string_view dtype_name(Dtype d) {
   return "?";
 }
 
-Dtype parse_dtype(std::string_view text) {
+std::optional<Dtype> find_dtype(std::string_view text) {
   for (Dtype d : kAll)
     if (dtype_name(d) == text) return d;
+  return std::nullopt;
+}
+
+Dtype parse_dtype(std::string_view text) {
+  if (const auto d = find_dtype(text)) return *d;
   throw InputError("unknown dtype '" + std::string(text) + "': choose one of fp32, tf32, bf16, fp16, fp8, int8");
 }
 

@@ -32,6 +32,8 @@ struct PlanContext {
   std::string backend = "cpu";
   int ranks = 1;  // lockstep families: the ranks of the run
   std::vector<std::int32_t> prompt = {};  // a user's shapes: the prompt's token ids (RunOptions::prompt)
+  std::string slo = {};     // inference serve points: the objective as given (RunOptions::slo)
+  bool sweep_rate = false;  // inference serve points: search the highest rate meeting it
 };
 
 // What an instance is set up with.
@@ -52,13 +54,14 @@ struct Family {
   std::vector<Dtype> dtypes;
   std::vector<Dtype> shape_dtypes;  // what a --shape runs without --dtype; empty: every dtype
   std::string shape_syntax;         // how a user writes a shape, e.g. "MxNxK"
+  std::string prompt_shapes;  // the shapes that take run --prompt's token ids (PlanContext::prompt); empty: none
   // The points of a user's shape in one dtype (several where the shape is a range); throws
   // InputError on an impossible shape.
   std::function<std::vector<Problem>(std::string_view shape, Dtype dtype, const PlanContext& context)> shape_points;
   // Every point of the tier's sweep on the context's backend.
   std::function<std::vector<Problem>(const PlanContext& context)> sweep;
   // The tile configurations `rooftop tune` tries for a point, besides its default (the
-  // point's "tile" parameter; empty: the point is not tunable). Null: no tunable points.
+  // shape's tile, or Problem::tile; empty: the point is not tunable). Null: no tunable points.
   std::function<std::vector<std::string>(const Problem& point)> tile_candidates;
 };
 

@@ -125,7 +125,7 @@ std::string outcome_line(const ResultRecord& rec) {
   if (!d.summary || !d.throughput) return "no samples";
   const auto& place = d.roofline;
   return fmt::format("{}, {}", format_duration(d.summary->median),
-                     bound_rate(dtype_name(rec.problem.dtype), place ? bound_name(place->bound) : "", d.throughput->flops_per_s,
+                     bound_rate(rec.problem.dtype, place ? bound_name(place->bound) : "", d.throughput->flops_per_s,
                                 d.throughput->bytes_per_s, place ? place->compute_peak : 0, place ? place->bandwidth : 0));
 }
 

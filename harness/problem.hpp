@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,20 +17,55 @@ namespace rooftop {
 
 class StageRecorder;  // harness/stage_trace.hpp
 
+// A suite's typed shape of its point (GEMM's sizes, a collective and its message size), attached
+// when the suite makes the point (attach_shape) and read back by its implementations
+// (shape_as): the suite never reads its own parameters back from `params`.
+class PointShape {
+ public:
+  virtual ~PointShape() = default;
+};
+template <class Shape>
+class SuiteShape final : public PointShape {
+ public:
+  explicit SuiteShape(Shape shape) : value(std::move(shape)) {}
+  const Shape value;
+};
+
 struct Problem {
   std::string family;   // "gemm"
   std::string backend;  // "cpu"
   Dtype dtype = Dtype::fp32;
   std::string shape;    // name-safe shape label, e.g. "m2048_n2048_k2048"
-  // The suite's shape and layout parameters, as the results file shows them; what the
-  // harness learns measuring the point is kept beside it (ResultRecord::measured).
+  // The suite's shape and layout parameters, as the results file shows them, written by the
+  // suite when it makes the point and read by key only in the results module; what the harness
+  // learns measuring the point is kept beside it (ResultRecord::measured).
   nlohmann::ordered_json params;
   Work work;
   double memory_bytes = 0;  // what an instance allocates, checked before any allocation
+  // The suite's shape typed (shape_as); null on a point read back from a results file.
+  std::shared_ptr<const PointShape> typed_shape = nullptr;
+  // A tunable point's tile as the runner chose it (rooftop tune's choice, or a candidate while
+  // tuning), run in place of the shape's own; empty: the shape's. `tile_source` says where the
+  // choice came from ("tuned 2026-11-24T14:50:00Z", "default (...)"); the results module writes
+  // both into the results' params ("tile", "tile_source").
+  std::string tile{}, tile_source{};
 
   // "gemm/cpu/bf16/m2048_n2048_k2048": the benchmark name and the key of baselines.
   std::string name() const { return family + "/" + backend + "/" + std::string(dtype_name(dtype)) + "/" + shape; }
 };
+
+template <class Shape>
+void attach_shape(Problem& problem, Shape shape) {
+  problem.typed_shape = std::make_shared<const SuiteShape<Shape>>(std::move(shape));
+}
+// The point's typed shape; std::logic_error naming the point where it has none of this type (a
+// point read back from a file, or another suite's).
+template <class Shape>
+const Shape& shape_as(const Problem& problem) {
+  const auto* typed = dynamic_cast<const SuiteShape<Shape>*>(problem.typed_shape.get());
+  if (!typed) throw std::logic_error(problem.name() + ": the point carries no typed shape of its suite (attach_shape)");
+  return typed->value;
+}
 
 struct Correctness {
   bool passed = false;

@@ -82,6 +82,9 @@ ojson params_to_json(const ResultRecord& r) {
   if (m.is_stage()) j = {{"stage", m.stage}, {"of", m.of}, {"timing", m.timing}};
   if (r.problem.params.is_object())
     for (const auto& [key, value] : r.problem.params.items()) j[key] = value;
+  // The runner's tile replaces the shape's own "tile" where the suite has one, in place.
+  if (!r.problem.tile.empty()) j["tile"] = r.problem.tile;
+  if (!r.problem.tile_source.empty()) j["tile_source"] = r.problem.tile_source;
   if (!m.cache.empty()) j["cache"] = m.cache;
   if (!m.link.empty()) {
     j["link"] = m.link;
@@ -115,6 +118,17 @@ MeasurementFacts take_measurement_facts(json& params, const std::string& origin,
   return m;
 }
 
+// The runner's tile out of a file's params: its source taken out, the tile itself left in as
+// well (the suite's "tile" where it has one), so writing the record again gives the same bytes.
+void take_tile(Problem& problem, const std::string& origin, const std::string& p) {
+  auto& params = problem.params;
+  if (!params.is_object() || !params.contains("tile_source")) return;
+  if (!params["tile_source"].is_string()) bad(origin, p + "params.tile_source", "is not a string");
+  problem.tile_source = params["tile_source"].get<std::string>();
+  params.erase("tile_source");
+  if (params.contains("tile") && params["tile"].is_string()) problem.tile = params["tile"].get<std::string>();
+}
+
 }  // namespace
 
 DeclaredFacts declared_facts(const nlohmann::ordered_json& params) {
@@ -123,8 +137,21 @@ DeclaredFacts declared_facts(const nlohmann::ordered_json& params) {
   const auto number = [&](const char* key) {
     return params.contains(key) && params[key].is_number() ? params[key].get<double>() : 0.0;
   };
+  const auto text = [&](const char* key) {
+    return params.contains(key) && params[key].is_string() ? params[key].get<std::string>() : std::string();
+  };
   d.bus_factor = number("bus_factor");
   d.tokens_per_iteration = number("tokens_per_iteration");
+  d.collective = text("collective");
+  d.size_bytes = number("size_bytes");
+  d.ranks = static_cast<int>(number("ranks"));
+  d.in_place = params.contains("in_place") && params["in_place"].is_boolean() && params["in_place"].get<bool>();
+  d.scenario = text("scenario");
+  d.slo_ttft_s = number("slo_ttft_s");
+  d.slo_tpot_s = number("slo_tpot_s");
+  const auto whole = [&](const char* key) { return params.contains(key) && params[key].is_number_integer(); };
+  if (whole("m") && whole("n") && whole("k"))
+    d.matrix = MatrixSizes{params["m"].get<std::int64_t>(), params["n"].get<std::int64_t>(), params["k"].get<std::int64_t>()};
   return d;
 }
 
@@ -331,6 +358,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     r.problem.shape = get<std::string>(x, "shape", origin, p);
     r.problem.params = need(x, "params", origin, p);
     r.measured = take_measurement_facts(r.problem.params, origin, p);
+    take_tile(r.problem, origin, p);
     r.declared = declared_facts(r.problem.params);
     const auto& work = need(x, "work", origin, p);
     r.problem.work.flops = get<double>(work, "flops", origin, p + "work.");

@@ -46,11 +46,25 @@ struct MeasurementFacts {
   bool is_stage() const { return !stage.empty(); }
 };
 
-// What a suite declares in its parameters that the harness computes with: read once, here
-// (declared_facts), from the suite's "params", so nothing else reads them by key.
+// A matrix product's sizes, as a GEMM point declares them.
+struct MatrixSizes {
+  std::int64_t m = 0, n = 0, k = 0;
+};
+// What a suite declares in its parameters that the harness and the reports compute with: read
+// once, here (declared_facts), from the suite's "params", so nothing else reads them by key.
+// The report labels a collective's point and an inference scenario's row with them, and the
+// diagnosis checks a GEMM's sizes against the matrix units' alignment.
 struct DeclaredFacts {
   double bus_factor = 0;            // a collective: busbw / algbw (nccl-tests); 0: not a collective
   double tokens_per_iteration = 0;  // a scenario: tokens one timed iteration yields; 0: none
+  // A collective's own words: its name ("all_reduce"), message size (nccl-tests' "size"), ranks, form.
+  std::string collective;
+  double size_bytes = 0;
+  int ranks = 0;
+  bool in_place = false;
+  std::string scenario;  // an inference point's: "prefill", "decode", "generate" or "serve"; empty: none
+  double slo_ttft_s = 0, slo_tpot_s = 0;  // a serve point's service-level objective; 0: none
+  std::optional<MatrixSizes> matrix;  // a point with whole-number m, n and k (a GEMM's sizes)
 };
 DeclaredFacts declared_facts(const nlohmann::ordered_json& params);
 

@@ -22,16 +22,17 @@ double ridge_intensity(double compute_peak, double bandwidth) {
   return bandwidth > 0 ? compute_peak / bandwidth : std::numeric_limits<double>::infinity();
 }
 
-bool can_execute(std::string_view unit_dtype, std::string_view problem_dtype) {
+bool can_execute(Dtype unit_dtype, Dtype problem_dtype) {
   if (unit_dtype == problem_dtype) return true;
   // Narrow floating types widen exactly to fp32, and tf32 is fp32 data: fp32 units run them.
-  return unit_dtype == "fp32" && (problem_dtype == "bf16" || problem_dtype == "fp16" || problem_dtype == "tf32");
+  return unit_dtype == Dtype::fp32 &&
+         (problem_dtype == Dtype::bf16 || problem_dtype == Dtype::fp16 || problem_dtype == Dtype::tf32);
 }
 
-const ComputeCeiling* compute_ceiling_for(const Ceilings& ceilings, std::string_view dtype) {
+const ComputeCeiling* compute_ceiling_for(const Ceilings& ceilings, Dtype dtype) {
   const ComputeCeiling* best = nullptr;
   for (const auto& c : ceilings.compute)
-    if (can_execute(c.dtype, dtype) && c.flops_per_s > 0 && (!best || c.flops_per_s > best->flops_per_s))
+    if (const auto unit = find_dtype(c.dtype); unit && can_execute(*unit, dtype) && c.flops_per_s > 0 && (!best || c.flops_per_s > best->flops_per_s))
       best = &c;
   return best;
 }
@@ -54,7 +55,7 @@ const BandwidthCeiling* streaming_level_for(const Ceilings& ceilings, double wor
 }
 
 std::optional<RooflinePlacement> place_on_roofline(const Ceilings& ceilings,
-                                                   std::string_view dtype, const Work& work,
+                                                   Dtype dtype, const Work& work,
                                                    double seconds, bool cold) {
   const auto* compute = compute_ceiling_for(ceilings, dtype);
   const auto* memory = bandwidth_ceiling_for(ceilings, cold ? 1e300 : work.bytes);

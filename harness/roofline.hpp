@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/dtype.hpp"
 #include "harness/work.hpp"
 
 namespace rooftop {
@@ -51,9 +52,9 @@ double ridge_intensity(double compute_peak, double bandwidth);
 // dtype, or fp32 units for bf16, fp16 and tf32 (which widen to fp32 exactly). A roof must
 // bound every way the work could run: on a CPU without bf16 units, a bf16 kernel that
 // widens to fp32 outran the bf16 matrix ceiling by 43%.
-bool can_execute(std::string_view unit_dtype, std::string_view problem_dtype);
+bool can_execute(Dtype unit_dtype, Dtype problem_dtype);
 // The highest compute ceiling that can execute this dtype, or nullptr.
-const ComputeCeiling* compute_ceiling_for(const Ceilings& ceilings, std::string_view dtype);
+const ComputeCeiling* compute_ceiling_for(const Ceilings& ceilings, Dtype dtype);
 // A level bounds a working set up to this many times its capacity: repeated iterations
 // leave part of a slightly larger set resident (seen: a 50 MB GEMV over a 36 MB L3 ran
 // 14% above the DRAM roof), and a roof must be an upper bound.
@@ -90,7 +91,7 @@ inline constexpr double kAboveCeilingTolerance = 1.05;
 // Empty when the ceilings have no compute roof for the dtype or no bandwidth roof. A `cold`
 // result (caches flushed before each timed launch) is judged against the last level.
 std::optional<RooflinePlacement> place_on_roofline(const Ceilings& ceilings,
-                                                   std::string_view dtype, const Work& work,
+                                                   Dtype dtype, const Work& work,
                                                    double seconds, bool cold = false);
 
 }  // namespace rooftop

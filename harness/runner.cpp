@@ -157,25 +157,35 @@ void apply_tiles(const RunOptions& options, std::vector<Problem>& points) {
     if (!family || !family->tile_candidates || family->tile_candidates(p).empty()) continue;  // not tunable
     const auto it = options.tiles.find(p.name());
     if (it == options.tiles.end()) {
-      p.params["tile_source"] = "default (no tuned tile for this device: rooftop tune)";
+      p.tile_source = "default (no tuned tile for this device: rooftop tune)";
       continue;
     }
-    p.params["tile"] = it->second.tile;
-    p.params["tile_source"] = it->second.source;
+    p.tile = it->second.tile;
+    p.tile_source = it->second.source;
   }
 }
 
 std::vector<Problem> plan_points(const RunOptions& o, double available, int ranks) {
   std::vector<Problem> planned;
   const NameFilter filter(o.filter, "--filter");
-  const PlanContext context{o.tier, o.backend, ranks, o.prompt};
+  const PlanContext context{o.tier, o.backend, ranks, o.prompt, o.slo, o.sweep_rate};
   std::vector<std::string> all_names, suite_names;
   std::set<std::string> seen;
   for (const auto* family : selected_families(o)) {
     suite_names.push_back(family->name);
+    if (!o.prompt.empty() && family->prompt_shapes.empty()) {  // not silently ignored
+      std::vector<std::string> takers;
+      for (const auto& f : families())
+        if (!f.prompt_shapes.empty()) takers.push_back(fmt::format("--suite {} --shape {}", f.name, f.prompt_shapes));
+      throw InputError(fmt::format("--prompt gives a model's prompt its token ids; suite {} has no prompt{}: leave "
+                                   "--prompt out{}", family->name,
+                                   o.shapes.empty() ? "" : fmt::format(" (--shape {})", fmt::join(o.shapes, ",")),
+                                   takers.empty() ? "" : fmt::format(", or run {}", fmt::join(takers, "; or "))));
+    }
     std::vector<Dtype> dtypes;
     for (const auto& text : o.dtypes) {
-      const auto it = std::find_if(family->dtypes.begin(), family->dtypes.end(), [&](Dtype d) { return dtype_name(d) == text; });
+      const auto named = find_dtype(text);
+      const auto it = named ? std::find(family->dtypes.begin(), family->dtypes.end(), *named) : family->dtypes.end();
       if (it == family->dtypes.end()) {
         std::vector<std::string_view> names;
         for (Dtype d : family->dtypes) names.push_back(dtype_name(d));

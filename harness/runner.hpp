@@ -37,12 +37,14 @@ struct RunOptions {
   bool check = true;    // false: timing only, no reference check (ab after its first pair)
   std::optional<std::filesystem::path> trace;  // scenario suites: the profiling pass as Chrome trace events
   std::vector<std::int32_t> prompt;  // inference: the prompt's token ids (empty: seeded random ones)
+  std::string slo;                   // inference serve points: --slo as given (empty: the default objective)
+  bool sweep_rate = false;           // inference serve points: --sweep-rate
   std::vector<std::string> benchmark_args;   // --benchmark_* flags, passed to Google Benchmark
   // Tile configurations by point name, for points whose family tunes (Family::tile_candidates)
   // and that name none themselves: rooftop tune's choices for this device, or its candidates.
   struct TileChoice {
     std::string tile;    // empty: the point's default
-    std::string source;  // recorded as the point's "tile_source", e.g. "tuned 2026-11-24T14:50:00Z"
+    std::string source;  // the point's tile_source, e.g. "tuned 2026-11-24T14:50:00Z"
   };
   std::map<std::string, TileChoice> tiles;
   std::string command_line;
@@ -53,7 +55,7 @@ struct RunOptions {
 // device memory (0: unknown) or a filter that matches nothing.
 std::vector<Problem> plan_points(const RunOptions& options, double available_bytes = 0, int ranks = 1);
 
-// Sets the "tile" and "tile_source" parameters of the tunable points from options.tiles
+// Sets the tile and tile_source (Problem::tile) of the tunable points from options.tiles
 // (a point not in it keeps its default tile, and its source says so).
 void apply_tiles(const RunOptions& options, std::vector<Problem>& points);
 // True when the suites asked for run on several ranks in lockstep (collectives): the run

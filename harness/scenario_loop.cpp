@@ -28,6 +28,7 @@ std::vector<ResultRecord> stage_records(const ResultRecord& parent, const std::v
     r.problem = parent.problem;
     r.problem.shape = parent.problem.shape + "." + stage.name;
     r.problem.params = nlohmann::ordered_json::object();  // a stage has no parameters of the suite's
+    r.problem.typed_shape = nullptr;                      // nor its shape
     r.measured.stage = stage.name;
     r.measured.of = parent.problem.name();
     r.measured.timing = "profiling pass after the repetitions; " + recorder.clock();

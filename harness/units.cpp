@@ -49,13 +49,9 @@ std::string format_si(double value, std::string_view unit, int digits) {
 
 std::string format_duration(double seconds, int digits) { return with_prefix(seconds, "s", digits, -kUnity, 0); }
 
-std::string_view rate_unit(std::string_view dtype) {
-  for (Dtype d : all_dtypes())
-    if (dtype_name(d) == dtype) return is_integer(d) ? "OP/s" : "FLOP/s";
-  return "FLOP/s";
-}
+std::string_view rate_unit(Dtype dtype) { return is_integer(dtype) ? "OP/s" : "FLOP/s"; }
 
-std::string bound_rate(std::string_view dtype, std::string_view bound, double flops_per_s, double bytes_per_s,
+std::string bound_rate(Dtype dtype, std::string_view bound, double flops_per_s, double bytes_per_s,
                        double compute_peak, double bandwidth) {
   bool memory = flops_per_s <= 0 || bound == "memory";
   if (bound == "latency" && compute_peak > 0 && bandwidth > 0)

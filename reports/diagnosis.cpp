@@ -14,20 +14,26 @@ constexpr double kFarFromRoof = 50.0, kNearRoof = 80.0;
 
 // How narrow a dtype is: a faster unit or fewer bytes are only offered narrower than the
 // row's own (fp32 -> tf32 -> bf16/fp16 -> fp8 -> int8).
-int narrowness(const std::string& dtype) {
-  if (dtype == "tf32") return 1;
-  if (dtype == "bf16" || dtype == "fp16") return 2;
-  if (dtype == "fp8") return 3;
-  if (dtype == "int8") return 4;
-  return 0;  // fp32
+int narrowness(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::fp32: return 0;
+    case Dtype::tf32: return 1;
+    case Dtype::bf16:
+    case Dtype::fp16: return 2;
+    case Dtype::fp8: return 3;
+    case Dtype::int8: return 4;
+  }
+  return 0;
 }
+// A ceiling's unit, by its dtype's name; a type rooftop has no problems in ranks as fp32.
+int narrowness(const std::string& name) { return narrowness(find_dtype(name).value_or(Dtype::fp32)); }
 
 struct FasterUnit {
   std::string dtype;
   double speedup = 0;  // its peak over the row's
 };
 // The next narrower dtype whose unit is markedly faster here: the smallest step down.
-std::optional<FasterUnit> faster_unit(const std::string& dtype, double peak, const Ceilings* ceilings) {
+std::optional<FasterUnit> faster_unit(Dtype dtype, double peak, const Ceilings* ceilings) {
   std::optional<FasterUnit> best;
   int best_rank = 99;
   if (!ceilings || !(peak > 0)) return best;
@@ -43,26 +49,22 @@ std::optional<FasterUnit> faster_unit(const std::string& dtype, double peak, con
 
 // A GEMM whose sizes break the matrix units' alignment: rows of 16 bytes (8 bf16/fp16, 16
 // fp8/int8, 4 fp32/tf32 elements), or the library falls back to kernels without them.
-std::optional<std::string> misaligned(const nlohmann::ordered_json& r) {
-  if (r.value("family", "") != "gemm" || !r.contains("params") || !r["params"].is_object()) return std::nullopt;
-  const std::string dtype = r.value("dtype", "");
-  const int per_16_bytes = narrowness(dtype) >= 3 ? 16 : narrowness(dtype) == 2 ? 8 : 4;
-  for (const char* dim : {"k", "n", "m"}) {
-    const auto& p = r["params"];
-    if (!p.contains(dim) || !p[dim].is_number_integer()) continue;
-    const auto v = p[dim].get<std::int64_t>();
-    if (v % per_16_bytes != 0 && (std::string(dim) != "m" || v > 16))
+std::optional<std::string> misaligned(const ResultRecord& r) {
+  if (r.problem.family != "gemm" || !r.declared.matrix) return std::nullopt;
+  const auto& sizes = *r.declared.matrix;
+  const int per_16_bytes = narrowness(r.problem.dtype) >= 3 ? 16 : narrowness(r.problem.dtype) == 2 ? 8 : 4;
+  for (const auto& [dim, v] : {std::pair{'K', sizes.k}, {'N', sizes.n}, {'M', sizes.m}})
+    if (v % per_16_bytes != 0 && (dim != 'M' || v > 16))
       return fmt::format("{} = {} is not a multiple of {} ({} rows of 16 bytes): matrix-unit kernels need them; pad {} "
-                         "to {}", dim == std::string("k") ? "K" : dim == std::string("n") ? "N" : "M", v, per_16_bytes,
-                         dtype, dim, (v + per_16_bytes - 1) / per_16_bytes * per_16_bytes);
-  }
+                         "to {}", dim, v, per_16_bytes, dtype_name(r.problem.dtype),
+                         static_cast<char>(dim - 'A' + 'a'), (v + per_16_bytes - 1) / per_16_bytes * per_16_bytes);
   return std::nullopt;
 }
 
 // A collective is held against the link it crosses, not a roofline.
-Diagnosis diagnose_collective(const nlohmann::ordered_json& t, double size_bytes) {
-  const double pct = t["percent_of_link"].get<double>();
-  const std::string finding = fmt::format("bus bandwidth at {:.0f}% of the {}", pct, t.value("link", std::string("link")));
+Diagnosis diagnose_collective(const LinkShare& link, double size_bytes) {
+  const double pct = link.percent;
+  const std::string finding = fmt::format("bus bandwidth at {:.0f}% of the {}", pct, link.link.empty() ? "link" : link.link);
   if (pct >= kNearRoof) return {finding, "near the link: little is left but fewer bytes (a narrower dtype, compression)"};
   if (size_bytes < (1 << 20))
     return {finding, "latency-bound at this size: larger messages, or bucket small collectives into one"};
@@ -72,15 +74,15 @@ Diagnosis diagnose_collective(const nlohmann::ordered_json& t, double size_bytes
 }
 // Work without arithmetic (an embedding's gather, a copy): no place on a FLOP roofline, and
 // no ceiling is missing: it is held against the memory level its bytes come from.
-Diagnosis no_flops(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
-  const double bytes_per_s = r["throughput"].is_object() ? r["throughput"].value("bytes_per_s", 0.0) : 0.0;
-  const auto* level = ceilings ? bandwidth_ceiling_for(*ceilings, r["work"]["bytes"].get<double>()) : nullptr;
+Diagnosis no_flops(const ResultRecord& r, const Derived& d, const Ceilings* ceilings) {
+  const double bytes = r.problem.work.bytes;
+  const double bytes_per_s = d.throughput ? d.throughput->bytes_per_s : 0.0;
+  const auto* level = ceilings ? bandwidth_ceiling_for(*ceilings, bytes) : nullptr;
   if (!level || !(bytes_per_s > 0))
     return {"no FLOPs (a gather or copy): off the FLOP roofline, read by its bandwidth", "fewer bytes moved, or fused into its neighbour"};
   const double pct = 100 * bytes_per_s / level->bytes_per_s;
   // As the roofline judges latency: its ideal time at the bandwidth under a few dispatches.
-  if (ceilings->dispatch_latency_s > 0 &&
-      r["work"]["bytes"].get<double>() / level->bytes_per_s < kLatencyBoundFactor * ceilings->dispatch_latency_s)
+  if (ceilings->dispatch_latency_s > 0 && bytes / level->bytes_per_s < kLatencyBoundFactor * ceilings->dispatch_latency_s)
     return {fmt::format("no FLOPs, latency-bound: too small to fill the device ({:.0f}% of the {} bandwidth)", pct, level->level),
             "fuse it into its neighbour, or more tokens a step"};
   return {fmt::format("no FLOPs (a gather or copy): {:.0f}% of the {} bandwidth", pct, level->level),
@@ -89,26 +91,24 @@ Diagnosis no_flops(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
 }
 }  // namespace
 
-Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
-  const std::string status = r.value("status", "");
-  if (status != "ok") return {fmt::format("{}: {}", status, r.value("reason", "")), "see the reason; nothing was measured"};
-  if (r.contains("throughput") && r["throughput"].is_object() && r["throughput"].contains("percent_of_link"))
-    return diagnose_collective(r["throughput"], r["params"].value("size_bytes", 0.0));
-  const auto& roof = r["roofline"];
-  const auto& work = r.contains("work") ? r["work"] : r;
-  if (!roof.is_object() && work.is_object() && work.value("flops", -1.0) == 0 && work.value("bytes", 0.0) > 0)
-    return no_flops(r, ceilings);
-  if (!roof.is_object())
+Diagnosis diagnose(const ResultRecord& r, const Ceilings* ceilings) {
+  if (r.status != Status::ok)
+    return {fmt::format("{}: {}", status_name(r.status), r.reason), "see the reason; nothing was measured"};
+  const Derived& d = derived_of(r);
+  if (d.throughput && d.throughput->link) return diagnose_collective(*d.throughput->link, r.declared.size_bytes);
+  if (!d.roofline && r.problem.work.flops == 0 && r.problem.work.bytes > 0) return no_flops(r, d, ceilings);
+  if (!d.roofline)
     return {"no ceiling for this dtype on this device: plotted without a roof",
             "run `rooftop characterize` on this machine so the result can be placed"};
-  double pct = roof["percent_of_attainable"].get<double>();
-  const std::string bound = roof["bound"].get<std::string>();
-  const std::string dtype = r.value("dtype", "");
-  if (roof["above_ceiling"].get<bool>())
+  const auto& roof = *d.roofline;
+  double pct = 100.0 * roof.fraction_of_attainable;
+  const std::string bound(bound_name(roof.bound));
+  const Dtype dtype = r.problem.dtype;
+  if (roof.above_ceiling)
     return {fmt::format("{:.0f}% of its roof: above the measured ceiling, so the ceiling is wrong", pct),
             "run `rooftop characterize --merge` on an idle machine: it keeps the best of both"};
-  if (roof.value("slow_generic_path", false))
-    return {fmt::format("{:.0f}% of its roof on a generic path: {}", pct, r.value("generic_path", std::string())),
+  if (slow_generic_path(r))
+    return {fmt::format("{:.0f}% of its roof on a generic path: {}", pct, r.generic_path),
             "rooftop has no fast kernel for this layout: the point measures the fallback, not the machine; compare "
             "machines on points with a fast path"};
   // Where the cause is knowable it comes first, whatever the bound: a misaligned GEMM falls
@@ -116,20 +116,20 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   if (pct < kFarFromRoof)
     if (const auto why = misaligned(r))
       return {fmt::format("{}-bound at {:.0f}% of its roof", bound, pct), *why};
-  if (bound == "latency")
+  if (roof.bound == Bound::latency)
     return {fmt::format("latency-bound: too small to fill the device ({:.0f}% of the roof)", pct),
             "larger batch or tiles, fuse small operations, or amortize dispatch"};
-  if (bound == "memory") {
+  if (roof.bound == Bound::memory) {
     // Judged against the level the bytes stream from; the closer level's roof, which a
     // working set up to twice its size may partly hit, is said beside it.
-    const std::string roof_level = roof["memory_level"].get<std::string>();
-    const std::string level = roof.value("stream_level", roof_level);
+    const std::string& roof_level = roof.memory_level;
+    const std::string& level = roof.stream_level.empty() ? roof_level : roof.stream_level;
     std::string finding = fmt::format("memory-bound at {:.0f}% of the {} bandwidth", pct, level);
     if (level != roof_level) {
       finding = fmt::format("memory-bound, streaming from {} at {:.0f}% of its bandwidth ({:.0f}% of the {} roof: the "
                             "working set is under twice the {})",
-                            level, roof["percent_of_stream_level"].get<double>(), pct, roof_level, roof_level);
-      pct = roof["percent_of_stream_level"].get<double>();
+                            level, 100.0 * roof.fraction_of_stream, pct, roof_level, roof_level);
+      pct = 100.0 * roof.fraction_of_stream;
     }
     if (pct < kFarFromRoof) return {finding, "far from the bandwidth roof: access pattern, blocking or prefetch; then autotune"};
     const std::string narrower = narrowness(dtype) >= 3   ? ""
@@ -138,11 +138,10 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
     return {finding, fmt::format("{}cut bytes: fuse with neighbours{} or keep data in cache",
                                  pct < kNearRoof ? "some way below the bandwidth roof; or " : "", narrower)};
   }
-  const std::string finding =
-      fmt::format("compute-bound at {:.0f}% of the {} peak", pct, roof["compute_ceiling"].get<std::string>());
+  const std::string finding = fmt::format("compute-bound at {:.0f}% of the {} peak", pct, roof.compute_ceiling);
   // A faster unit on this machine is named whatever the share of this one's peak: tiles win
   // percent, a narrower dtype's units win multiples.
-  const auto unit = faster_unit(dtype, roof["compute_peak_flops_per_s"].get<double>(), ceilings);
+  const auto unit = faster_unit(dtype, roof.compute_peak, ceilings);
   const std::string also = unit ? fmt::format("; the {} units here are {:.1f}x this peak, if accuracy allows",
                                               unit->dtype, unit->speedup)
                                 : "";
@@ -153,7 +152,5 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
                                  "allows", unit->dtype, unit->speedup)};
   return {finding, "near the roof: little is left here but less work"};
 }
-
-Diagnosis diagnose(const ResultRecord& record, const Ceilings* ceilings) { return diagnose(record_to_json(record), ceilings); }
 
 }  // namespace rooftop::reports

@@ -1,7 +1,6 @@
 #pragma once
 // What a result's place under the roofline means, in plain words, and the next step that
 // usually pays. The rules live here and only here.
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "harness/results.hpp"
@@ -14,11 +13,9 @@ struct Diagnosis {
   std::string next_step;  // "cut bytes: fuse, or a narrower dtype"
 };
 
-// `result` is one entry of a results file's "results"; `ceilings` the run's measured ones
-// (to see whether a faster unit exists for this work), or nullptr.
-Diagnosis diagnose(const nlohmann::ordered_json& result, const Ceilings* ceilings);
-// The same for a (derived) record, through its results entry: the rules read a GEMM's sizes
-// and a collective's message size from the suite's params.
+// `record` a derived record (of a run, or read back from a file); `ceilings` the run's measured
+// ones (to see whether a faster unit exists for this work), or nullptr. The rules read the typed
+// record: its derived numbers and the facts the suite declared (DeclaredFacts).
 Diagnosis diagnose(const ResultRecord& record, const Ceilings* ceilings);
 
 }  // namespace rooftop::reports

@@ -156,14 +156,13 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std:
   std::vector<data> rows;
   for (const auto& in : inputs) {
     for (const auto& r : in.run.results) {
-      const auto& p = r.problem.params;
-      if (!p.is_object() || !p.contains("scenario") || r.samples.empty()) continue;
+      if (r.declared.scenario.empty() || r.measured.is_stage() || r.samples.empty()) continue;  // a point, not its stages
       const auto& d = derived_of(r);
       data row;
       row.set("device", device_display_name(in.run.meta.device));
       row.set("name", r.problem.shape);
       row.set("dtype", std::string(dtype_name(r.problem.dtype)));
-      row.set("scenario", p["scenario"].get<std::string>());
+      row.set("scenario", r.declared.scenario);
       row.set("ttft", metric(r, "ttft_s", 1e3));
       const auto tpot = metric(r, "tpot_s", 1e3);
       row.set("tpot", tpot != "-" ? tpot : metric(r, "itl_mean_s", 1e3));
@@ -558,13 +557,11 @@ data record_row(const RunMetadata& meta, const ResultRecord& r, const std::strin
   const auto* bus = measured && collective && d.throughput->bus_bytes_per_s ? &*d.throughput->bus_bytes_per_s : nullptr;
   if (bus) {
     const auto& t = *d.throughput;
-    const auto& shape = r.problem.params;  // the collective's own words: its name, size, ranks
-    charts.ranks.insert(shape["ranks"].get<int>());
-    charts.bandwidth.push_back({id,
-                                fmt::format("{} {} {}", shape["collective"].get<std::string>(), dtype,
-                                            shape["in_place"].get<bool>() ? "in place" : "oop"),
-                                shape["size_bytes"].get<double>(), *bus, t.link ? t.link->link : "", t.link ? t.link->link_bytes_per_s : 0,
-                                fmt::format("{} | {} ranks | busbw {}, algbw {}{}", r.problem.name(), shape["ranks"].get<int>(),
+    const auto& shape = r.declared;  // the collective's own words: its name, size, ranks
+    charts.ranks.insert(shape.ranks);
+    charts.bandwidth.push_back({id, fmt::format("{} {} {}", shape.collective, dtype, shape.in_place ? "in place" : "oop"),
+                                shape.size_bytes, *bus, t.link ? t.link->link : "", t.link ? t.link->link_bytes_per_s : 0,
+                                fmt::format("{} | {} ranks | busbw {}, algbw {}{}", r.problem.name(), shape.ranks,
                                             format_si(*bus, "B/s"), format_si(t.bytes_per_s, "B/s"),
                                             t.link ? fmt::format(" | {:.1f}% of {}", t.link->percent, t.link->link) : "")});
   } else if (measured && !collective && d.throughput->flops_per_s > 0) {
@@ -572,7 +569,7 @@ data record_row(const RunMetadata& meta, const ResultRecord& r, const std::strin
     const double flops = d.throughput->flops_per_s;
     charts.points.push_back({id, r.problem.work.arithmetic_intensity(), flops, r.problem.family, dtype,
                              fmt::format("{} | {} | {} | {} | {} | {}", r.problem.name(), r.implementation,
-                                         format_duration(d.summary->median), format_si(flops, rate_unit(dtype)),
+                                         format_duration(d.summary->median), format_si(flops, rate_unit(r.problem.dtype)),
                                          d.roofline ? fmt::format("{:.0f}% of attainable, {}-bound",
                                                                   100.0 * d.roofline->fraction_of_attainable,
                                                                   bound_name(d.roofline->bound))
@@ -601,7 +598,7 @@ data record_row(const RunMetadata& meta, const ResultRecord& r, const std::strin
   scaled_cell("median", d.summary ? std::optional<double>(d.summary->median) : std::nullopt,
               [](double v) { return format_duration(v); });
   scaled_cell("compute", from_throughput(&Throughput::flops_per_s),
-              [&](double v) { return v > 0 ? format_si(v, rate_unit(dtype)) : std::string("-"); });
+              [&](double v) { return v > 0 ? format_si(v, rate_unit(r.problem.dtype)) : std::string("-"); });
   if (bus) {
     // A collective's bandwidth is its bus bandwidth (nccl-tests' busbw), held against its link.
     scaled_cell("bandwidth", *bus, [](double v) { return format_si(v, "B/s") + " bus"; });
@@ -638,7 +635,7 @@ std::vector<data> ceiling_rows(const Ceilings* ceilings, const Datasheet* datash
       data x;
       x.set("kind", kind);
       x.set("name", k.name + " (" + k.unit + ")");
-      x.set("value", format_si(k.flops_per_s, rate_unit(k.dtype)));
+      x.set("value", format_si(k.flops_per_s, rate_unit(find_dtype(k.dtype).value_or(Dtype::fp32))));
       rows.push_back(x);
     }
     for (const auto& b : c->bandwidth) {

@@ -28,7 +28,7 @@ std::vector<LowCeiling> low_ceilings(const std::vector<ReportInput>& inputs) {
       const std::string ceiling = compute ? p.compute_ceiling : p.memory_level + " bandwidth";
       const double limit = compute ? p.compute_peak : p.bandwidth;
       const double rate = compute ? p.achieved_flops : d.throughput->bytes_per_s;
-      const std::string unit = compute ? std::string(rate_unit(dtype_name(r.problem.dtype))) : "B/s";
+      const std::string unit = compute ? std::string(rate_unit(r.problem.dtype)) : "B/s";
       auto it = std::find_if(found.begin(), found.end(),
                              [&](const LowCeiling& c) { return c.device == name && c.ceiling == ceiling; });
       if (it == found.end()) {

@@ -23,17 +23,16 @@ ResultTable result_table(const RunResults& run) {
   for (const auto& r : run.results) {
     const auto& d = derived_of(r);
     const auto& roof = d.roofline;
-    const std::string dtype(dtype_name(r.problem.dtype));
     const auto some = [](bool has, double v) { return has ? std::optional<double>(v) : std::nullopt; };
     std::vector<Cell> row;
     row.push_back(text(r.problem.family + "/" + r.problem.backend));
     row.push_back(text(r.problem.shape));
-    row.push_back(text(dtype));
+    row.push_back(text(std::string(dtype_name(r.problem.dtype))));
     row.push_back(text(r.implementation.empty() ? "-" : r.implementation));
     row.push_back(number(some(d.summary.has_value(), d.summary ? d.summary->median : 0), 1e3,
                          [](double s) { return format_duration(s); }));
     row.push_back(number(some(d.throughput.has_value(), d.throughput ? d.throughput->flops_per_s : 0), 1e-12,
-                         [&](double v) { return format_si(v, rate_unit(dtype)); }));
+                         [&](double v) { return format_si(v, rate_unit(r.problem.dtype)); }));
     row.push_back(number(some(d.throughput.has_value(), d.throughput ? d.throughput->bytes_per_s : 0), 1e-9,
                          [](double v) { return format_si(v, "B/s"); }));
     row.push_back(number(r.problem.work.arithmetic_intensity(), 1, [](double v) { return fmt::format("{:.1f}", v); }));

@@ -15,6 +15,7 @@
 #include "reports/result_rows.hpp"
 #include "reports/run_conditions.hpp"
 #include "reports/run_scope.hpp"
+#include "reports/serve_table.hpp"
 
 namespace rooftop::reports {
 namespace {
@@ -61,7 +62,7 @@ std::string achieved(const ResultRecord& r, const Derived& d) {
   const auto& t = *d.throughput;
   if (t.bus_bytes_per_s) return format_si(*t.bus_bytes_per_s, "B/s");
   const auto& roof = d.roofline;
-  return bound_rate(dtype_name(r.problem.dtype), roof ? bound_name(roof->bound) : "", t.flops_per_s, t.bytes_per_s,
+  return bound_rate(r.problem.dtype, roof ? bound_name(roof->bound) : "", t.flops_per_s, t.bytes_per_s,
                     roof ? roof->compute_peak : 0, roof ? roof->bandwidth : 0);
 }
 
@@ -213,6 +214,7 @@ void print_terminal_table(std::ostream& out, const RunResults& run, bool wide) {
   if (run.results.empty()) return;
   if (wide) print_wide(out, run);
   else print_compact(out, run);
+  print_serve_table(out, run);
 }
 
 }  // namespace rooftop::reports

@@ -41,6 +41,12 @@ TEST_CASE("bus factors and byte counts follow nccl-tests for 2, 4 and 8 ranks", 
   CHECK(p.shape == "all_reduce_4G_oop_r2");
   CHECK(p.work.bytes == 4.0 * (1ull << 30));
   CHECK(p.params["bus_factor"].get<double>() == 1.0);
+  auto typed = p;
+  typed.params = nlohmann::ordered_json::object();  // the suite reads its typed shape, never the params
+  CHECK(point_of(typed).size_bytes == 4ull << 30);
+  CHECK(&collective_of(typed) == &kAllReduce);
+  CHECK_FALSE(point_of(typed).in_place);
+  CHECK(point_of(typed).ranks == 2);
 }
 
 TEST_CASE("collective sizes: nccl-tests ranges, and sizes that do not divide are refused", "[collectives]") {

@@ -120,3 +120,43 @@ TEST_CASE("the harness's facts are typed in the record and written after the sui
   CHECK(derived_of(back.results[0]).throughput->link->percent == Approx(100.0 * 1024 / 1e-6 / 1e10));
   CHECK(results_to_json(back).dump() == j.dump());
 }
+
+TEST_CASE("the runner's tile is the point's, written where the suite's tile is and read back", "[derived][results]") {
+  RunResults run;
+  auto tuned = record_of({"attention", "cpu", Dtype::fp32, "prefill_x",
+                          {{"kind", "prefill"}, {"tile", ""}, {"layout", "Q, O"}}, {1e6, 1e6}, 0});
+  tuned.problem.tile = "m64n128";
+  tuned.problem.tile_source = "tuned 2026-11-24T00:00:00Z";
+  tuned.samples = {{1e-6, 1, 0}};
+  auto by_default = record_of({"attention", "cpu", Dtype::fp32, "prefill_y", {{"kind", "prefill"}, {"tile", ""}}, {1e6, 1e6}, 0});
+  by_default.problem.tile_source = "default (no tuned tile for this device: rooftop tune)";
+  by_default.samples = {{1e-6, 1, 0}};
+  run.results = {tuned, by_default};
+  derive_records(run);
+  const auto j = results_to_json(run);
+  CHECK(j["results"][0]["params"].dump() ==
+        R"({"kind":"prefill","tile":"m64n128","layout":"Q, O","tile_source":"tuned 2026-11-24T00:00:00Z"})");
+  CHECK(j["results"][1]["params"].dump() ==
+        R"j({"kind":"prefill","tile":"","tile_source":"default (no tuned tile for this device: rooftop tune)"})j");
+  const auto back = results_from_json(nlohmann::ordered_json::parse(j.dump()), "mem");
+  CHECK(back.results[0].problem.tile == "m64n128");
+  CHECK(back.results[0].problem.tile_source == "tuned 2026-11-24T00:00:00Z");
+  CHECK(back.results[1].problem.tile.empty());
+  CHECK_FALSE(back.results[1].problem.params.contains("tile_source"));
+  CHECK(results_to_json(back).dump() == j.dump());
+}
+
+TEST_CASE("a suite's declared words for the report are typed at the door", "[derived][results]") {
+  const auto coll = record_of({"collectives", "cpu", Dtype::fp32, "all_reduce_1K_inplace_r4",
+                               {{"collective", "all_reduce"}, {"size_bytes", 1024}, {"ranks", 4}, {"in_place", true},
+                                {"bus_factor", 1.5}}, {0, 1024}, 0});
+  CHECK(coll.declared.collective == "all_reduce");
+  CHECK(coll.declared.size_bytes == 1024);
+  CHECK(coll.declared.ranks == 4);
+  CHECK(coll.declared.in_place);
+  CHECK(coll.declared.scenario.empty());
+  const auto scenario = record_of({"inference", "cpu", Dtype::bf16, "tiny_decode_b1_c8",
+                                   {{"scenario", "decode"}, {"tokens_per_iteration", 1}}, {1e6, 1e6}, 0});
+  CHECK(scenario.declared.scenario == "decode");
+  CHECK(scenario.declared.collective.empty());
+}

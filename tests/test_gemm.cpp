@@ -121,6 +121,24 @@ TEST_CASE("oneDNN GEMM passes its reference check on fresh random data", "[gemm]
   }
 }
 
+TEST_CASE("a GEMM point carries its typed shape: the suite reads none of its params back", "[gemm][typed]") {
+  auto p = make_gemm_problem({33, 65, 129}, Dtype::fp32, "cpu", "test");
+  p.params = nlohmann::ordered_json::object();  // the results' view alone: nothing reads it back
+  CHECK(shape_of(p).m == 33);
+  CHECK(shape_of(p).n == 65);
+  CHECK(shape_of(p).k == 129);
+  std::unique_ptr<Instance> inst;
+  try {
+    inst = create_gemm_cpu(p, 7);
+  } catch (const PointSkipped&) {
+    return;  // no oneDNN fp32 matmul on this CPU
+  }
+  CHECK(inst->check().passed);
+  auto read_back = p;  // a point read from a results file has its params and no typed shape
+  read_back.typed_shape = nullptr;
+  CHECK_THROWS_WITH(shape_of(read_back), Catch::Contains("gemm/cpu/fp32/m33_n65_k129") && Catch::Contains("no typed shape"));
+}
+
 TEST_CASE("the reference check catches a wrong or unwritten output", "[gemm]") {
   const GemmShape shape{24, 40, 56};
   std::vector<float> a(24 * 56), b(56 * 40), c(24 * 40, 0.0f);

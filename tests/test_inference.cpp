@@ -272,6 +272,11 @@ TEST_CASE("the launch mode is a GPU axis of decode and generate: graph unless ea
   const auto by_default = make_inference_problem(parse_inference_shape("tiny:decode:1x128"), Dtype::bf16, "cuda");
   CHECK(by_default.shape == "tiny_decode_b1_c128_graph");
   CHECK(by_default.work.bytes == named.work.bytes);  // the same work: only the host's launches differ
+  CHECK(shape_of(by_default).launch == "graph");     // the typed shape holds the launch resolved
+  const std::vector<std::int32_t> prompt{5, 6, 7, 8, 9, 10, 11, 12};
+  auto given = make_inference_problem(parse_inference_shape("tiny:prefill:1x8"), Dtype::bf16, "cpu", prompt);
+  given.params = nlohmann::ordered_json::object();  // the suite reads the typed point, never the params
+  CHECK(point_of(given).prompt_tokens == prompt);
   // Prefill is one forward; the CPU has no launches.
   CHECK(make_inference_problem(parse_inference_shape("tiny:prefill:1x8"), Dtype::bf16, "cuda").shape == "tiny_prefill_b1_p8");
   CHECK_THROWS_WITH(parse_inference_shape("tiny:prefill:1x8:graph"), Catch::Contains("not an axis"));

@@ -242,7 +242,7 @@ TEST_CASE("a working set between one and two L3s streams from DRAM: memory-bound
   // fp32 GEMV 1x4096x4096: 64 MiB of weights, twice the 32 MiB L3, 0.5 FLOP/byte.
   const double bytes = 4096.0 * 4096 * 4, flops = 2.0 * 4096 * 4096;
   const double seconds = bytes / 22e9;  // 22 GB/s: 65% of DRAM
-  const auto p = place_on_roofline(c, "fp32", {flops, bytes}, seconds);
+  const auto p = place_on_roofline(c, Dtype::fp32, {flops, bytes}, seconds);
   REQUIRE(p);
   CHECK(p->memory_level == "L3");  // the upper bound: part of the set may stay resident
   CHECK(p->stream_level == "DRAM");
@@ -260,7 +260,7 @@ TEST_CASE("a working set between one and two L3s streams from DRAM: memory-bound
   const auto& roof = j["results"][0]["roofline"];
   CHECK(roof["stream_level"] == "DRAM");
   CHECK(roof["bound"] == "memory");
-  const auto d = reports::diagnose(j["results"][0], &c);
+  const auto d = reports::diagnose(decode.results[0], &c);
   CHECK_THAT(d.finding, Catch::StartsWith("memory-bound, streaming from DRAM at 65% of its bandwidth"));
   CHECK_THAT(d.next_step, !Catch::Contains("tiles"));
 }
@@ -273,13 +273,12 @@ TEST_CASE("fp32 GEMM advice names the faster matrix units of this machine, even 
                 {}};
   const double n = 8192, flops = 2 * n * n * n, bytes = 3 * n * n * 4;
   const auto run = one_gemm(h100, Dtype::fp32, flops, bytes, flops / (0.78 * 60e12));
-  const auto j = results_to_json(run);
-  const auto d = reports::diagnose(j["results"][0], &h100);
+  const auto d = reports::diagnose(run.results[0], &h100);
   CHECK_THAT(d.finding, Catch::StartsWith("compute-bound at 78%"));
   CHECK_THAT(d.next_step, Catch::Contains("the tf32 units here are 6.3x this peak, if accuracy allows"));
   // No faster unit: tiles only.
   Ceilings plain{{{"fp32_fma", "fp32", "fma", 60e12}}, {{"HBM", 3e12, 0}}, 3e-6, {}};
-  const auto alone = reports::diagnose(results_to_json(one_gemm(plain, Dtype::fp32, flops, bytes, flops / (0.78 * 60e12)))["results"][0], &plain);
+  const auto alone = reports::diagnose(one_gemm(plain, Dtype::fp32, flops, bytes, flops / (0.78 * 60e12)).results[0], &plain);
   CHECK_THAT(alone.next_step, !Catch::Contains("units here"));
 }
 

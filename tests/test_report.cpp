@@ -92,65 +92,86 @@ TEST_CASE("the SVG has every ceiling, the ridges and one marker per point", "[re
 }
 
 TEST_CASE("diagnosis rules", "[report]") {
-  auto result = [](const char* bound, double pct, bool above = false) {
-    return nlohmann::ordered_json{{"status", "ok"}, {"dtype", "fp32"}, {"reason", ""},
-                                  {"roofline", {{"percent_of_attainable", pct}, {"bound", bound}, {"above_ceiling", above},
-                                                {"memory_level", "L3"}, {"compute_ceiling", "fp32_vector_fma"},
-                                                {"compute_peak_flops_per_s", 300e9}}}};
+  // A record placed by hand: `pct` of its roof, bound by `bound`.
+  auto result = [](Bound bound, double pct, bool above = false) {
+    ResultRecord r;
+    r.problem = {"test", "cpu", Dtype::fp32, "x", nlohmann::ordered_json::object(), {1e9, 1e9}, 0};
+    RooflinePlacement roof;
+    roof.fraction_of_attainable = pct / 100;
+    roof.bound = bound;
+    roof.above_ceiling = above;
+    roof.memory_level = "L3";
+    roof.compute_ceiling = "fp32_vector_fma";
+    roof.compute_peak = 300e9;
+    Derived d;
+    d.throughput = Throughput{1e9, 1e9, std::nullopt, std::nullopt};
+    d.roofline = roof;
+    r.derived = d;
+    return r;
   };
-  CHECK_THAT(diagnose(result("memory", 82), nullptr).finding, Catch::Contains("memory-bound at 82% of the L3"));
-  CHECK_THAT(diagnose(result("memory", 82), nullptr).next_step, Catch::Contains("cut bytes"));
-  CHECK_THAT(diagnose(result("memory", 20), nullptr).next_step, Catch::Contains("access pattern"));
-  CHECK_THAT(diagnose(result("latency", 5), nullptr).next_step, Catch::Contains("larger batch"));
-  CHECK_THAT(diagnose(result("compute", 30), nullptr).next_step, Catch::Contains("autotune"));
+  const auto memory = Bound::memory, latency = Bound::latency, compute = Bound::compute;
+  CHECK_THAT(diagnose(result(memory, 82), nullptr).finding, Catch::Contains("memory-bound at 82% of the L3"));
+  CHECK_THAT(diagnose(result(memory, 82), nullptr).next_step, Catch::Contains("cut bytes"));
+  CHECK_THAT(diagnose(result(memory, 20), nullptr).next_step, Catch::Contains("access pattern"));
+  CHECK_THAT(diagnose(result(latency, 5), nullptr).next_step, Catch::Contains("larger batch"));
+  CHECK_THAT(diagnose(result(compute, 30), nullptr).next_step, Catch::Contains("autotune"));
   Ceilings with_matrix{{{"fp32_vector_fma", "fp32", "fma", 300e9}, {"bf16_matrix", "bf16", "amx", 2000e9}}, {}, 0, {}};
-  CHECK_THAT(diagnose(result("compute", 90), &with_matrix).next_step, Catch::Contains("bf16 matrix units"));
-  CHECK_THAT(diagnose(result("compute", 90), nullptr).next_step, Catch::Contains("near the roof"));
-  CHECK_THAT(diagnose(result("compute", 140, true), nullptr).finding, Catch::Contains("ceiling is wrong"));
+  CHECK_THAT(diagnose(result(compute, 90), &with_matrix).next_step, Catch::Contains("bf16 matrix units"));
+  CHECK_THAT(diagnose(result(compute, 90), nullptr).next_step, Catch::Contains("near the roof"));
+  CHECK_THAT(diagnose(result(compute, 140, true), nullptr).finding, Catch::Contains("ceiling is wrong"));
   // The nearest narrower unit, not the last one listed: fp32 near its roof is pointed at
   // tf32, never at int8; a bf16 row is not told to move to bf16, nor a row at 51% called near.
   Ceilings gpu{{{"fp32_vector_fma", "fp32", "fma", 60e12}, {"tf32_matrix", "tf32", "mma", 400e12},
                 {"bf16_matrix", "bf16", "mma", 800e12}, {"fp8_matrix", "fp8", "mma", 1600e12},
                 {"int8_matrix", "int8", "mma", 1600e12}}, {}, 0, {}};
-  CHECK_THAT(diagnose(result("compute", 90), &gpu).next_step, Catch::Contains("tf32 matrix units"));
-  auto bf16_row = result("compute", 90);
-  bf16_row["dtype"] = "bf16";
-  bf16_row["roofline"]["compute_peak_flops_per_s"] = 800e12;
+  CHECK_THAT(diagnose(result(compute, 90), &gpu).next_step, Catch::Contains("tf32 matrix units"));
+  auto bf16_row = result(compute, 90);
+  bf16_row.problem.dtype = Dtype::bf16;
+  bf16_row.derived->roofline->compute_peak = 800e12;
   CHECK_THAT(diagnose(bf16_row, &gpu).next_step, Catch::Contains("fp8 matrix units"));
   auto int8_row = bf16_row;
-  int8_row["dtype"] = "int8";
-  int8_row["roofline"]["compute_peak_flops_per_s"] = 1600e12;
+  int8_row.problem.dtype = Dtype::int8;
+  int8_row.derived->roofline->compute_peak = 1600e12;
   CHECK_THAT(diagnose(int8_row, &gpu).next_step, !Catch::Contains("matrix units"));
-  CHECK_THAT(diagnose(result("compute", 51), &gpu).next_step, !Catch::Contains("near"));
-  auto memory_bf16 = result("memory", 90);
-  memory_bf16["dtype"] = "bf16";
+  CHECK_THAT(diagnose(result(compute, 51), &gpu).next_step, !Catch::Contains("near"));
+  auto memory_bf16 = result(memory, 90);
+  memory_bf16.problem.dtype = Dtype::bf16;
   CHECK_THAT(diagnose(memory_bf16, nullptr).next_step, !Catch::Contains("bf16"));
-  memory_bf16["dtype"] = "int8";
+  memory_bf16.problem.dtype = Dtype::int8;
   CHECK_THAT(diagnose(memory_bf16, nullptr).next_step, !Catch::Contains("narrower") && !Catch::Contains("int8"));
-  // Where the cause is knowable, it is said: K = 7001 leaves bf16 rows unaligned.
-  auto odd = result("compute", 24.5);
-  odd["dtype"] = "bf16";
-  odd["family"] = "gemm";
-  odd["params"] = {{"m", 3}, {"n", 5000}, {"k", 7001}};
+  // Where the cause is knowable, it is said: K = 7001 leaves bf16 rows unaligned. The sizes are
+  // the ones the results module reads from a GEMM's params (DeclaredFacts::matrix).
+  auto odd = result(compute, 24.5);
+  odd.problem.dtype = Dtype::bf16;
+  odd.problem.family = "gemm";
+  odd.declared = record_of({"gemm", "cpu", Dtype::bf16, "m3_n5000_k7001", {{"m", 3}, {"n", 5000}, {"k", 7001}}, {}, 0}).declared;
+  REQUIRE(odd.declared.matrix);
   CHECK_THAT(diagnose(odd, &gpu).next_step, Catch::Contains("K = 7001 is not a multiple of 8") && Catch::Contains("7008"));
   // As it ran on the H100: memory-bound (AI about 3) at 24.5%, the cause the same.
-  odd["roofline"]["bound"] = "memory";
-  odd["roofline"]["memory_level"] = "HBM";
+  odd.derived->roofline->bound = Bound::memory;
+  odd.derived->roofline->memory_level = "HBM";
   CHECK_THAT(diagnose(odd, &gpu).next_step, Catch::Contains("K = 7001 is not a multiple of 8"));
   CHECK_THAT(diagnose(odd, &gpu).finding, Catch::Contains("memory-bound at 24% of its roof") ||
                                               Catch::Contains("memory-bound at 25% of its roof"));
   // A collective is held against its link, never told to characterize a roofline.
-  nlohmann::ordered_json coll{{"status", "ok"}, {"dtype", "bf16"}, {"roofline", nullptr},
-                              {"params", {{"size_bytes", 1 << 30}, {"bus_factor", 1.0}}},
-                              {"throughput", {{"percent_of_link", 75.0}, {"link", "nvlink (datasheet)"}}}};
+  auto coll = result(compute, 0);
+  coll.problem.dtype = Dtype::bf16;
+  coll.derived->roofline.reset();
+  coll.derived->throughput->link = LinkShare{"nvlink (datasheet)", 0, 75.0};
+  coll.declared.bus_factor = 1.0;
+  coll.declared.size_bytes = 1 << 30;
   CHECK_THAT(diagnose(coll, nullptr).finding, Catch::Contains("bus bandwidth at 75% of the nvlink (datasheet)"));
   CHECK_THAT(diagnose(coll, nullptr).next_step, Catch::Contains("NCCL_MIN_NCHANNELS") && !Catch::Contains("characterize"));
-  coll["params"]["size_bytes"] = 4096;
-  coll["throughput"]["percent_of_link"] = 1.0;
+  coll.declared.size_bytes = 4096;
+  coll.derived->throughput->link->percent = 1.0;
   CHECK_THAT(diagnose(coll, nullptr).next_step, Catch::Contains("latency-bound at this size"));
-  auto no_roof = result("compute", 1);
-  no_roof["roofline"] = nullptr;
+  auto no_roof = result(compute, 1);
+  no_roof.derived->roofline.reset();
   CHECK_THAT(diagnose(no_roof, nullptr).finding, Catch::Contains("without a roof"));
+  auto skipped = result(compute, 1);
+  skipped.status = Status::skipped;
+  skipped.reason = "no oneDNN bf16 matmul here";
+  CHECK(diagnose(skipped, nullptr).finding == "skipped: no oneDNN bf16 matmul here");
 }
 
 TEST_CASE("the HTML report renders from the templates with its structure", "[report]") {
@@ -340,8 +361,8 @@ TEST_CASE("the inference section: latencies from the metrics, a bar of the stage
   RunResults run;
   run.meta.fingerprint = "cpu-test";
   run.meta.ceilings = Ceilings{{{"bf16_matrix", "bf16", "fma", 300e9}}, {{"DRAM", 20e9, 0}}, 1e-6, {}};
-  ResultRecord r;
-  r.problem = {"inference", "cpu", Dtype::bf16, "tiny_decode_b1_c128", {{"scenario", "decode"}}, {5e6, 5e6}, 0};
+  // Made as a run makes it: its declared facts (the scenario) read from its params by record_of.
+  ResultRecord r = record_of({"inference", "cpu", Dtype::bf16, "tiny_decode_b1_c128", {{"scenario", "decode"}}, {5e6, 5e6}, 0});
   r.samples = {{2e-3, 8, 0}, {3e-3, 8, 0}, {4e-3, 8, 0}};
   r.metrics = {{"tpot_s", {2e-3, 3e-3, 4e-3}}, {"output_tokens_per_s", {500, 333, 250}}};
   ResultRecord qkv = r, attention = r;

@@ -114,9 +114,12 @@ TEST_CASE("the machine measured, from the fields the results carry: a CPU's core
 TEST_CASE("a stage without FLOPs (an embedding) is read by its bandwidth, never told to run characterize", "[report]") {
   Ceilings c{{{"bf16_matrix", "bf16", "mma", 800e12}}, {{"L2", 5e12, 50e6}, {"HBM", 3e12, 0}}, 1e-6, {}};
   auto stage = [](double bytes, double bytes_per_s) {
-    return nlohmann::ordered_json{{"status", "ok"}, {"dtype", "bf16"}, {"roofline", nullptr},
-                                  {"work", {{"flops", 0.0}, {"bytes", bytes}, {"arithmetic_intensity", 0.0}}},
-                                  {"throughput", {{"flops_per_s", 0.0}, {"bytes_per_s", bytes_per_s}}}};
+    ResultRecord r;
+    r.problem = {"inference", "cpu", Dtype::bf16, "tiny.embedding", nlohmann::ordered_json::object(), {0.0, bytes}, 0};
+    Derived d;
+    d.throughput = Throughput{0.0, bytes_per_s, std::nullopt, std::nullopt};
+    r.derived = d;
+    return r;
   };
   const auto big = diagnose(stage(6e9, 2.4e12), &c);  // 6 GB from HBM at 80% of it
   CHECK(big.finding == "no FLOPs (a gather or copy): 80% of the HBM bandwidth");

@@ -295,7 +295,7 @@ TEST_CASE("a generic path below 20% of the roof is flagged, the same path near t
   CHECK(j["results"][0]["roofline"]["slow_generic_path"] == true);
   const auto back = results_from_json(nlohmann::ordered_json::parse(j.dump()), "mem");
   CHECK(back.results[0].generic_path == r.generic_path);
-  const auto d = reports::diagnose(j["results"][0], nullptr);
+  const auto d = reports::diagnose(run.results[0], nullptr);
   CHECK_THAT(d.finding, Catch::Contains("10% of its roof on a generic path: no fast decode kernel for head dim 80"));
   std::ostringstream table;
   reports::print_terminal_table(table, run, false);

@@ -345,8 +345,10 @@ TEST_CASE("a run applies tuned tiles to tunable points and says where the defaul
                                  attention::make_attention_problem(attention::parse_attention_shape("decode:1x32x8x1024x128"),
                                                                    Dtype::fp32, "cpu")};
   apply_tiles(o, points);
-  CHECK(points[0].params["tile"] == "m64n128");
+  CHECK(points[0].tile == "m64n128");
+  CHECK(attention::shape_of(points[0]).tile == "m64n128");  // the suite runs the runner's tile
+  CHECK(attention::shape_of(points[1]).tile.empty());       // its default
   CHECK(points[0].name() == "attention/cpu/fp32/prefill_b1_hq8_hkv2_s512_d128_full_fused");  // the name stays
-  CHECK(points[1].params["tile_source"].get<std::string>().find("no tuned tile") != std::string::npos);
-  CHECK_FALSE(points[2].params.contains("tile_source"));  // decode has no tiles
+  CHECK(points[1].tile_source.find("no tuned tile") != std::string::npos);
+  CHECK(points[2].tile_source.empty());  // decode has no tiles
 }

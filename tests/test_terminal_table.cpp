@@ -65,18 +65,18 @@ TEST_CASE("units: scaled to three digits before the point at most, rounding into
   CHECK(format_duration(2.5) == "2.500 s");
   CHECK(format_duration(4000.0) == "4000 s");  // no kiloseconds
   CHECK(format_duration(3e-9) == "3.000 ns");
-  CHECK(rate_unit("int8") == "OP/s");
-  CHECK(rate_unit("bf16") == "FLOP/s");
+  CHECK(rate_unit(Dtype::int8) == "OP/s");
+  CHECK(rate_unit(Dtype::bf16) == "FLOP/s");
 }
 
 TEST_CASE("units: the rate a point's roof bounds", "[units]") {
-  CHECK(bound_rate("bf16", "memory", 1e12, 2e12) == "2.000 TB/s");
-  CHECK(bound_rate("bf16", "compute", 1e12, 2e12) == "1.000 TFLOP/s");
-  CHECK(bound_rate("int8", "compute", 1e12, 2e12) == "1.000 TOP/s");
+  CHECK(bound_rate(Dtype::bf16, "memory", 1e12, 2e12) == "2.000 TB/s");
+  CHECK(bound_rate(Dtype::bf16, "compute", 1e12, 2e12) == "1.000 TFLOP/s");
+  CHECK(bound_rate(Dtype::int8, "compute", 1e12, 2e12) == "1.000 TOP/s");
   // Latency-bound: the nearer roof; 50% of the bandwidth beats 10% of the peak.
-  CHECK(bound_rate("fp32", "latency", 1e12, 1e12, 10e12, 2e12) == "1.000 TB/s");
-  CHECK(bound_rate("fp32", "latency", 5e12, 1e12, 10e12, 20e12) == "5.000 TFLOP/s");
-  CHECK(bound_rate("bf16", "", 0, 3e9) == "3.000 GB/s");  // a collective: no FLOPs
+  CHECK(bound_rate(Dtype::fp32, "latency", 1e12, 1e12, 10e12, 2e12) == "1.000 TB/s");
+  CHECK(bound_rate(Dtype::fp32, "latency", 5e12, 1e12, 10e12, 20e12) == "5.000 TFLOP/s");
+  CHECK(bound_rate(Dtype::bf16, "", 0, 3e9) == "3.000 GB/s");  // a collective: no FLOPs
 }
 
 TEST_CASE("terminal table: the stored quick tiers fit 120 columns, --wide keeps every word", "[report]") {

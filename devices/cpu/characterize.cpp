@@ -147,7 +147,7 @@ struct MatrixPeak {
   std::vector<std::int64_t> n;
   std::string unit;
 
-  MatrixPeak(Dtype type, const char* name) : dtype(name) {
+  explicit MatrixPeak(Dtype type) : dtype(dtype_name(type)) {
     for (std::int64_t s : {256, 512, 1024, 2048}) {
       try {
         auto mm = std::make_unique<OnednnMatmul>(type, s, s, s);
@@ -286,10 +286,11 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
     measure.emplace_back([&] { return fma.trial(o); });
   }
   std::vector<std::unique_ptr<MatrixPeak>> matrices;
-  for (auto [type, name] : {std::pair{Dtype::bf16, "bf16"}, {Dtype::int8, "int8"}}) {
+  for (Dtype type : {Dtype::bf16, Dtype::int8}) {
+    const std::string name(dtype_name(type));
     const auto ceiling = fmt::format("{}_matrix", name);
     if (!wanted(o, ceiling)) continue;
-    auto m = std::make_unique<MatrixPeak>(type, name);
+    auto m = std::make_unique<MatrixPeak>(type);
     if (!m->available()) {
       fmt::print(log, "  {} matrix peak: none (oneDNN has no implementation on this CPU)\n", name);
       continue;

@@ -127,6 +127,7 @@ Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string
               {"skv", s.skv}, {"d", s.d}, {"causal", s.causal}, {"block", s.block}, {"impl", s.impl}, {"tile", s.tile},
               {"layout", s.block ? "Q, O [B,Hq,1,D]; K, V in blocks [blocks,Hkv,block,D] via a shuffled block table"
                                  : "Q, O [B,Hq,S,D]; K, V [B,Hkv,S,D]; query head h uses KV head h / (Hq/Hkv)"}};
+  attach_shape(p, s);
   p.work = attention_work(s, dtype);
   // Inputs and output, plus an unfused path's score matrix (fp32) and its copy in the input type.
   const bool unfused = s.impl == "onednn" || s.impl == "cublaslt";
@@ -136,19 +137,8 @@ Problem make_attention_problem(const AttentionShape& s, Dtype dtype, std::string
 }
 
 AttentionShape shape_of(const Problem& p) {
-  const auto& j = p.params;
-  AttentionShape s;
-  s.decode = j.at("kind") == "decode";
-  s.b = j.at("b");
-  s.hq = j.at("hq");
-  s.hkv = j.at("hkv");
-  s.sq = j.at("sq");
-  s.skv = j.at("skv");
-  s.d = j.at("d");
-  s.causal = j.at("causal");
-  s.block = j.at("block");
-  s.impl = j.at("impl");
-  s.tile = j.value("tile", std::string());
+  AttentionShape s = shape_as<AttentionShape>(p);
+  if (!p.tile.empty()) s.tile = p.tile;  // the runner's choice (rooftop tune's, or a candidate)
   return s;
 }
 

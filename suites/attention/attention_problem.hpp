@@ -55,6 +55,8 @@ std::string cudnn_unsupported(const AttentionShape& shape, Dtype dtype);
 // 64 or 128, causal decode, block sizes other than 16 or 32, an unknown implementation.
 void validate(const AttentionShape& shape);
 Problem make_attention_problem(const AttentionShape& shape, Dtype dtype, std::string_view backend);
+// The point's shape as make_attention_problem attached it, with the runner's tile (Problem::tile)
+// where it chose one.
 AttentionShape shape_of(const Problem& problem);
 // "prefill:BxHqxHkvxSxD[:causal][:onednn|:cublaslt|:cudnn][:mBMnBNwWsS]" or
 // "decode:BxHqxHkvxSkvxD[:paged16|:paged32][:cudnn|:s<splits>]".

@@ -31,8 +31,8 @@ class CollectiveInstance final : public LockstepInstance {
   CollectiveInstance(const Problem& p, Transport& t, Watchdog& dog, double timeout)
       : t_(t), p_(p), c_(collective_of(p)), dtype_(p.dtype), dog_(dog), timeout_(timeout) {
     elem_ = input_size(dtype_);
-    counts_ = c_.counts(p.params.at("size_bytes").get<std::size_t>(), elem_, t.ranks());
-    in_place_ = p.params.at("in_place").get<bool>();
+    counts_ = c_.counts(point_of(p).size_bytes, elem_, t.ranks());
+    in_place_ = point_of(p).in_place;
     bufs_.resize(t.local_ranks());
     for (int l = 0; l < t.local_ranks(); ++l) {
       auto& b = bufs_[l];
@@ -175,7 +175,7 @@ class CollectiveInstance final : public LockstepInstance {
 
 std::unique_ptr<Instance> create_collective(const Problem& p, const SetupContext& setup) {
   if (!setup.transport || !setup.watchdog) throw std::logic_error(p.name() + ": collectives need the run's transport");
-  if (auto why = unusable_size(collective_of(p), p.params.at("size_bytes"), p.dtype, setup.transport->ranks());
+  if (auto why = unusable_size(collective_of(p), point_of(p).size_bytes, p.dtype, setup.transport->ranks());
       !why.empty())
     throw PointSkipped(why);
   return std::make_unique<CollectiveInstance>(p, *setup.transport, *setup.watchdog, setup.comm_timeout_s);

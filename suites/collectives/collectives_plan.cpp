@@ -62,17 +62,15 @@ Problem make_collective_problem(const Collective& c, Dtype dtype, std::size_t si
   p.shape = fmt::format("{}_{}_{}_r{}", c.name, size_label(size), in_place ? "inplace" : "oop", ranks);
   p.params = {{"collective", c.name}, {"size_bytes", size}, {"ranks", ranks}, {"in_place", in_place},
               {"count", n.call}, {"bus_factor", c.bus_factor(ranks)}, {"root", 0}};
+  attach_shape(p, CollectivePoint{&c, size, in_place, ranks});
   p.work = {0.0, static_cast<double>(size)};  // algbw = size / time (nccl-tests)
   const double elem = static_cast<double>(input_size(dtype));
   p.memory_bytes = (in_place ? std::max(n.send, n.recv) : n.send + n.recv) * elem;
   return p;
 }
 
-const Collective& collective_of(const Problem& p) {
-  const auto* c = find_collective(p.params.at("collective").get<std::string>());
-  if (!c) throw InputError("unknown collective in " + p.name());
-  return *c;
-}
+const CollectivePoint& point_of(const Problem& p) { return shape_as<CollectivePoint>(p); }
+const Collective& collective_of(const Problem& p) { return *point_of(p).collective; }
 
 std::vector<Problem> parse_collective_shape(std::string_view text, Dtype dtype, int ranks, std::string_view backend) {
   const auto usage = [&] {

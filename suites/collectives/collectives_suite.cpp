@@ -29,7 +29,7 @@ Family make_collectives_family() {
     auto points = sweep_from_shape_set(*family_named("collectives"), embedded_shape_set("collectives", tier_name(c.tier)),
                                        fmt::format("suites/collectives/shapes/{}.txt", tier_name(c.tier)), c);
     std::erase_if(points, [&](const Problem& p) {
-      return !unusable_size(collective_of(p), p.params.at("size_bytes"), p.dtype, c.ranks).empty();
+      return !unusable_size(collective_of(p), point_of(p).size_bytes, p.dtype, c.ranks).empty();
     });
     return points;
   };

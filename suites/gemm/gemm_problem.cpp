@@ -32,6 +32,7 @@ Problem make_gemm_problem(const GemmShape& s, Dtype dtype, std::string_view back
               {"layout", on_gpu(backend) ? "A [M,K] row-major, B stored [N,K] (weights as nn.Linear keeps them), C [M,N] row-major"
                                          : "A row-major, B prepacked by the library, C row-major"}};
   if (dtype == Dtype::fp8) p.params["fp8"] = "e4m3 inputs with per-tensor scales, bf16 output";
+  attach_shape(p, s);
   p.work = gemm_work(s, dtype);
   // GPU: A, B, C and the library's workspace. CPU: A, B (plain and packed), C.
   p.memory_bytes = on_gpu(backend) ? p.work.bytes + kGpuWorkspaceBytes
@@ -61,9 +62,7 @@ GemmShape parse_gemm_shape(std::string_view text) {
   return s;
 }
 
-GemmShape shape_of(const Problem& p) {
-  return {p.params.at("m").get<std::int64_t>(), p.params.at("n").get<std::int64_t>(), p.params.at("k").get<std::int64_t>()};
-}
+const GemmShape& shape_of(const Problem& p) { return shape_as<GemmShape>(p); }
 
 
 }  // namespace rooftop::gemm

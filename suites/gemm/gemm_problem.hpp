@@ -17,6 +17,7 @@ Work gemm_work(const GemmShape& shape, Dtype dtype);
 Problem make_gemm_problem(const GemmShape& shape, Dtype dtype, std::string_view backend, std::string_view set);
 // "MxNxK", e.g. "2048x2048x2048"; throws InputError on anything else or a non-positive size.
 GemmShape parse_gemm_shape(std::string_view text);
-GemmShape shape_of(const Problem& problem);
+// The point's sizes, as make_gemm_problem attached them.
+const GemmShape& shape_of(const Problem& problem);
 
 }  // namespace rooftop::gemm

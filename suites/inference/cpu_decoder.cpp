@@ -64,19 +64,69 @@ struct CpuDecoder::Linear {
 CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers)
     : w_(w), batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
-      engine_(std::make_unique<Engine>()), rope_frequencies_(w.config.rope_inverse_frequencies()) {
+      blocks_(batch), page_(max_context), engine_(std::make_unique<Engine>()),
+      rope_frequencies_(w.config.rope_inverse_frequencies()) {
   if (w.dtype != Dtype::fp32 && w.dtype != Dtype::bf16)
     throw PointSkipped(fmt::format("the CPU decoder runs fp32 and bf16, not {} (fp8 weights are the CUDA backend's)",
                                    dtype_name(w.dtype)));
   const auto& c = w.config;
   const std::size_t elem = input_size(w.dtype);
-  const auto cache = static_cast<std::size_t>(layers_ * batch * c.kv_heads * max_context * c.head_dim);
+  const auto cache = static_cast<std::size_t>(layers_ * blocks_ * c.kv_heads * page_ * c.head_dim);
   k_cache_.assign(cache * elem, 0);
   v_cache_.assign(cache * elem, 0);
   logits_.assign(static_cast<std::size_t>(batch * c.vocab), 0.0f);
+  own_blocks_.resize(static_cast<std::size_t>(batch));
+  for (std::int64_t b = 0; b < batch; ++b) own_blocks_[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(b);
+  fill_rope_table();
   // The decode step's matmuls now: an unsupported dtype is found, and the GEMV chosen,
   // before anything is timed.
   prepare_rows(batch);
+}
+
+CpuDecoder::CpuDecoder(const DecoderWeights& w, PagedCache cache, std::int64_t max_context, std::int64_t layers)
+    : w_(w), batch_(1), max_context_(max_context),
+      layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
+      blocks_(cache.blocks), page_(cache.page), engine_(std::make_unique<Engine>()),
+      rope_frequencies_(w.config.rope_inverse_frequencies()) {
+  if (w.dtype != Dtype::fp32 && w.dtype != Dtype::bf16)
+    throw PointSkipped(fmt::format("the CPU decoder runs fp32 and bf16, not {} (fp8 weights are the CUDA backend's)",
+                                   dtype_name(w.dtype)));
+  if (cache.blocks <= 0 || cache.page <= 0) throw std::logic_error("a paged cache needs blocks and a page size");
+  const auto& c = w.config;
+  const auto elements = static_cast<std::size_t>(layers_ * blocks_ * c.kv_heads * page_ * c.head_dim);
+  k_cache_.assign(elements * input_size(w.dtype), 0);
+  v_cache_.assign(elements * input_size(w.dtype), 0);
+  fill_rope_table();
+  prepare_rows(1);
+}
+
+// The rotary angles of every position, shared by every head, layer and sequence.
+void CpuDecoder::fill_rope_table() {
+  const std::int64_t d = w_.config.head_dim;
+  rope_.resize(static_cast<std::size_t>(max_context_ * d));
+  const double amplitude = w_.config.rope_amplitude();  // yarn's attention factor
+  for (std::int64_t p = 0; p < max_context_; ++p)
+    for (std::int64_t i = 0; i < d / 2; ++i) {
+      const double angle = static_cast<double>(p) * rope_frequencies_[static_cast<std::size_t>(i)];
+      rope_[static_cast<std::size_t>(p * d + i)] = static_cast<float>(amplitude * std::cos(angle));
+      rope_[static_cast<std::size_t>(p * d + d / 2 + i)] = static_cast<float>(amplitude * std::sin(angle));
+    }
+}
+
+std::int64_t CpuDecoder::matmul_rows(std::int64_t rows) const {
+  if (!own_blocks_.empty() || rows <= kGemvRows) return rows;  // own_blocks_: the uniform batch
+  return (rows + 15) / 16 * 16;
+}
+
+void CpuDecoder::prepare_steps(std::int64_t token_budget, std::int64_t max_sequences) {
+  const auto& c = w_.config;
+  for (std::int64_t rows = 1; rows <= token_budget; rows = matmul_rows(rows) + 1) prepare_rows(matmul_rows(rows));
+  for (std::int64_t rows = 1; rows <= max_sequences; rows = matmul_rows(rows) + 1)
+    linear(w_.head(), matmul_rows(rows), c.vocab, c.hidden);
+}
+
+std::size_t CpuDecoder::cache_at(std::int64_t layer, std::int64_t block, std::int64_t kv_head, std::int64_t slot) const {
+  return static_cast<std::size_t>((((layer * blocks_ + block) * w_.config.kv_heads + kv_head) * page_ + slot) * w_.config.head_dim);
 }
 
 void CpuDecoder::prepare_rows(std::int64_t rows) {
@@ -173,25 +223,27 @@ void CpuDecoder::fill_cache_randomly(std::int64_t length, std::uint64_t seed) {
 }
 
 // Causal GQA attention of the new tokens (their q in qkv, their k and v already in the
-// cache) over every earlier position (or the layer's sliding window): online softmax in
-// fp32, written in the dtype.
-void CpuDecoder::attention(std::int64_t layer, std::int64_t tokens, const float* qkv, void* out) {
+// cache) over every earlier position of their sequence (or the layer's sliding window),
+// block by block: online softmax in fp32, written in the dtype.
+void CpuDecoder::attention(std::int64_t layer, std::span<const SequenceChunk> chunks, const float* qkv, void* out) {
   const auto& c = w_.config;
   const std::int64_t d = c.head_dim, group = c.heads / c.kv_heads, width = c.qkv_width();
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const Dtype dtype = w_.dtype;
-  const std::int64_t start = length_;
-#pragma omp parallel for collapse(3) schedule(dynamic)
-  for (std::int64_t b = 0; b < batch_; ++b)
-    for (std::int64_t h = 0; h < c.heads; ++h)
-      for (std::int64_t t = 0; t < tokens; ++t) {
-        const std::int64_t row = b * tokens + t, g = h / group, last = start + t;
-        const float* q = qkv + row * width + h * d;
-        const std::size_t base = static_cast<std::size_t>(((layer * batch_ + b) * c.kv_heads + g) * max_context_ * d);
-        std::vector<float> acc(static_cast<std::size_t>(d), 0.0f);
-        float running_max = -std::numeric_limits<float>::infinity(), sum = 0;
-        for (std::int64_t j = c.first_attended(layer, last); j <= last; ++j) {
-          const std::size_t kv = base + static_cast<std::size_t>(j * d);
+  const auto rows = static_cast<std::int64_t>(row_pos_.size());
+#pragma omp parallel for collapse(2) schedule(dynamic)
+  for (std::int64_t row = 0; row < rows; ++row)
+    for (std::int64_t h = 0; h < c.heads; ++h) {
+      const std::int64_t g = h / group, last = row_pos_[static_cast<std::size_t>(row)];
+      const auto& blocks = chunks[static_cast<std::size_t>(row_chunk_[static_cast<std::size_t>(row)])].blocks;
+      const float* q = qkv + row * width + h * d;
+      std::vector<float> acc(static_cast<std::size_t>(d), 0.0f);
+      float running_max = -std::numeric_limits<float>::infinity(), sum = 0;
+      for (std::int64_t j = c.first_attended(layer, last); j <= last;) {
+        const std::int64_t block = j / page_, end = std::min(last, (block + 1) * page_ - 1);
+        const std::size_t base = cache_at(layer, blocks[static_cast<std::size_t>(block)], g, 0);
+        for (; j <= end; ++j) {
+          const std::size_t kv = base + static_cast<std::size_t>((j - block * page_) * d);
           float s = 0;
 #pragma omp simd reduction(+ : s)
           for (std::int64_t i = 0; i < d; ++i) s += q[i] * load(dtype, k_cache_.data(), kv + static_cast<std::size_t>(i));
@@ -205,31 +257,73 @@ void CpuDecoder::attention(std::int64_t layer, std::int64_t tokens, const float*
                                                p * load(dtype, v_cache_.data(), kv + static_cast<std::size_t>(i));
           running_max = new_max;
         }
-        for (std::int64_t i = 0; i < d; ++i)
-          store(dtype, out, static_cast<std::size_t>(row * c.heads * d + h * d + i), acc[static_cast<std::size_t>(i)] / sum);
       }
+      for (std::int64_t i = 0; i < d; ++i)
+        store(dtype, out, static_cast<std::size_t>(row * c.heads * d + h * d + i), acc[static_cast<std::size_t>(i)] / sum);
+    }
 }
 
 void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_seq, std::span<std::int32_t> next) {
+  if (length_ + per_seq > max_context_) throw std::logic_error("the KV cache is full");
+  chunks_.clear();
+  for (std::int64_t b = 0; b < batch_; ++b)
+    chunks_.push_back({length_, per_seq, std::span<const std::int32_t>(own_blocks_).subspan(static_cast<std::size_t>(b), 1), true});
+  run_chunks(tokens, chunks_, next);
+  length_ += per_seq;
+}
+
+void CpuDecoder::forward_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks,
+                                std::span<std::int32_t> next) {
+  std::size_t total = 0, sampled = 0;
+  for (const auto& ch : chunks) {
+    if (ch.tokens <= 0 || ch.start < 0 || ch.start + ch.tokens > max_context_)
+      throw std::logic_error("a chunk beyond the decoder's context");
+    if (static_cast<std::int64_t>(ch.blocks.size()) * page_ < ch.start + ch.tokens)
+      throw std::logic_error("a chunk's positions beyond its block table");
+    for (const auto b : ch.blocks)
+      if (b < 0 || b >= blocks_) throw std::logic_error("a block table names a block outside the pool");
+    total += static_cast<std::size_t>(ch.tokens);
+    sampled += ch.sample ? 1 : 0;
+  }
+  if (tokens.size() != total || next.size() < sampled) throw std::logic_error("forward_chunks: token or output count");
+  run_chunks(tokens, chunks, next);
+}
+
+void CpuDecoder::run_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks,
+                            std::span<std::int32_t> next) {
   const auto& c = w_.config;
   const Dtype dtype = w_.dtype;
-  if (length_ + per_seq > max_context_) throw std::logic_error("the KV cache is full");
-  const std::int64_t rows = batch_ * per_seq, hidden = c.hidden, d = c.head_dim, width = c.qkv_width();
+  row_pos_.clear();
+  row_chunk_.clear();
+  sample_rows_.clear();
+  for (std::size_t ci = 0; ci < chunks.size(); ++ci) {
+    for (std::int64_t t = 0; t < chunks[ci].tokens; ++t) {
+      row_pos_.push_back(chunks[ci].start + t);
+      row_chunk_.push_back(static_cast<std::int64_t>(ci));
+    }
+    if (chunks[ci].sample) sample_rows_.push_back(static_cast<std::int64_t>(row_pos_.size()) - 1);
+  }
+  const auto rows = static_cast<std::int64_t>(row_pos_.size()), sampled = static_cast<std::int64_t>(sample_rows_.size());
+  // The matmuls' rows: a paged step's padded to its bucket (the rows past `rows` are
+  // computed and ignored).
+  const std::int64_t mm = matmul_rows(rows), mm_sampled = matmul_rows(sampled);
+  const std::int64_t hidden = c.hidden, d = c.head_dim, width = c.qkv_width();
   const std::size_t elem = input_size(dtype);
   h_.resize(static_cast<std::size_t>(rows * hidden));
-  qkv_.resize(static_cast<std::size_t>(rows * width));
-  proj_.resize(static_cast<std::size_t>(rows * hidden));
-  gate_up_.resize(static_cast<std::size_t>(rows * 2 * c.intermediate));
-  xn_.resize(static_cast<std::size_t>(rows * hidden) * elem);
-  attn_.resize(static_cast<std::size_t>(rows * c.heads * d) * elem);
-  act_.resize(static_cast<std::size_t>(rows * c.intermediate) * elem);
+  qkv_.resize(static_cast<std::size_t>(mm * width));
+  proj_.resize(static_cast<std::size_t>(mm * hidden));
+  gate_up_.resize(static_cast<std::size_t>(mm * 2 * c.intermediate));
+  xn_.resize(static_cast<std::size_t>(mm * hidden) * elem);
+  attn_.resize(static_cast<std::size_t>(mm * c.heads * d) * elem);
+  act_.resize(static_cast<std::size_t>(mm * c.intermediate) * elem);
+  logits_.resize(static_cast<std::size_t>(mm_sampled * c.vocab));
   const auto run = [&](Linear& l, const void* x, float* y) { execute(l, x, y); };
   const float eps = static_cast<float>(c.rms_eps);
-  // RMSNorm of `count` rows of h (from row `first`, every `stride` rows) into the dtype buffer.
-  const auto rms_norm = [&](const std::vector<float>& weight, std::int64_t count, std::int64_t stride, std::int64_t first) {
+  // RMSNorm of `count` rows of h (all of them, or the rows `which` names) into the dtype buffer.
+  const auto rms_norm = [&](const std::vector<float>& weight, std::int64_t count, const std::int64_t* which) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < count; ++r) {
-      const float* x = h_.data() + (first + r * stride) * hidden;
+      const float* x = h_.data() + (which ? which[r] : r) * hidden;
       float sq = 0;
 #pragma omp simd reduction(+ : sq)
       for (std::int64_t i = 0; i < hidden; ++i) sq += x[i] * x[i];
@@ -241,15 +335,6 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
 
   using Stage = StageRecorder::Scope;
   const Stage whole(recorder_, "forward", -1);
-  // The rotary angles of this call's positions, shared by every head and layer.
-  rope_.resize(static_cast<std::size_t>(per_seq * d));
-  const double amplitude = c.rope_amplitude();  // yarn's attention factor
-  for (std::int64_t t = 0; t < per_seq; ++t)
-    for (std::int64_t i = 0; i < d / 2; ++i) {
-      const double angle = static_cast<double>(length_ + t) * rope_frequencies_[static_cast<std::size_t>(i)];
-      rope_[static_cast<std::size_t>(t * d + i)] = static_cast<float>(amplitude * std::cos(angle));
-      rope_[static_cast<std::size_t>(t * d + d / 2 + i)] = static_cast<float>(amplitude * std::sin(angle));
-    }
   // Embedding rows.
   std::optional<Stage> stage;
   stage.emplace(recorder_, "embedding", -1);
@@ -265,47 +350,48 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
     const int li = static_cast<int>(l);
     const Stage layer(recorder_, "layer", li);
     stage.emplace(recorder_, "attn_norm", li);
-    rms_norm(L.attn_norm, rows, 1, 0);
+    rms_norm(L.attn_norm, rows, nullptr);
     stage.emplace(recorder_, "qkv", li);
-    run(linear(L.qkv.data(), rows, width, hidden), xn_.data(), qkv_.data());
+    run(linear(L.qkv.data(), mm, width, hidden), xn_.data(), qkv_.data());
     add_bias(qkv_.data(), rows, L.qkv_bias);
     stage.emplace(recorder_, "rope", li);
     // RoPE (rotate-half pairs i, i + d/2) on q and k, then k and v into the cache.
-#pragma omp parallel for collapse(2) schedule(static)
-    for (std::int64_t b = 0; b < batch_; ++b)
-      for (std::int64_t t = 0; t < per_seq; ++t) {
-        const std::int64_t row = b * per_seq + t, pos = length_ + t;
-        float* q = qkv_.data() + row * width;
-        const float* cs = rope_.data() + t * d;  // cos, then sin, of each pair at this position
-        for (std::int64_t head = 0; head < c.heads + c.kv_heads; ++head) {
-          float* x = q + head * d;
-          for (std::int64_t i = 0; i < d / 2; ++i) {
-            const float a = x[i], bb = x[i + d / 2];
-            x[i] = a * cs[i] - bb * cs[d / 2 + i];
-            x[i + d / 2] = bb * cs[i] + a * cs[d / 2 + i];
-          }
-        }
-        for (std::int64_t g = 0; g < c.kv_heads; ++g) {
-          const std::size_t at = static_cast<std::size_t>((((l * batch_ + b) * c.kv_heads + g) * max_context_ + pos) * d);
-          const float* k = q + (c.heads + g) * d;
-          const float* v = q + (c.heads + c.kv_heads + g) * d;
-          for (std::int64_t i = 0; i < d; ++i) {
-            store(dtype, k_cache_.data(), at + static_cast<std::size_t>(i), k[i]);
-            store(dtype, v_cache_.data(), at + static_cast<std::size_t>(i), v[i]);
-          }
+#pragma omp parallel for schedule(static)
+    for (std::int64_t row = 0; row < rows; ++row) {
+      const std::int64_t pos = row_pos_[static_cast<std::size_t>(row)];
+      const auto& blocks = chunks[static_cast<std::size_t>(row_chunk_[static_cast<std::size_t>(row)])].blocks;
+      float* q = qkv_.data() + row * width;
+      const float* cs = rope_.data() + pos * d;  // cos, then sin, of each pair at this position
+      for (std::int64_t head = 0; head < c.heads + c.kv_heads; ++head) {
+        float* x = q + head * d;
+        for (std::int64_t i = 0; i < d / 2; ++i) {
+          const float a = x[i], bb = x[i + d / 2];
+          x[i] = a * cs[i] - bb * cs[d / 2 + i];
+          x[i + d / 2] = bb * cs[i] + a * cs[d / 2 + i];
         }
       }
+      const std::int64_t block = blocks[static_cast<std::size_t>(pos / page_)];
+      for (std::int64_t g = 0; g < c.kv_heads; ++g) {
+        const std::size_t at = cache_at(l, block, g, pos % page_);
+        const float* k = q + (c.heads + g) * d;
+        const float* v = q + (c.heads + c.kv_heads + g) * d;
+        for (std::int64_t i = 0; i < d; ++i) {
+          store(dtype, k_cache_.data(), at + static_cast<std::size_t>(i), k[i]);
+          store(dtype, v_cache_.data(), at + static_cast<std::size_t>(i), v[i]);
+        }
+      }
+    }
     stage.emplace(recorder_, "attention", li);
-    attention(l, per_seq, qkv_.data(), attn_.data());
+    attention(l, chunks, qkv_.data(), attn_.data());
     stage.emplace(recorder_, "o_proj", li);
-    run(linear(L.o.data(), rows, hidden, c.heads * d), attn_.data(), proj_.data());
+    run(linear(L.o.data(), mm, hidden, c.heads * d), attn_.data(), proj_.data());
     add_bias(proj_.data(), rows, L.o_bias);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
     stage.emplace(recorder_, "mlp_norm", li);
-    rms_norm(L.mlp_norm, rows, 1, 0);
+    rms_norm(L.mlp_norm, rows, nullptr);
     stage.emplace(recorder_, "gate_up", li);
-    run(linear(L.gate_up.data(), rows, 2 * c.intermediate, hidden), xn_.data(), gate_up_.data());
+    run(linear(L.gate_up.data(), mm, 2 * c.intermediate, hidden), xn_.data(), gate_up_.data());
     add_bias(gate_up_.data(), rows, L.gate_up_bias);
     stage.emplace(recorder_, "swiglu", li);
     const std::int64_t inter = c.intermediate;
@@ -317,20 +403,21 @@ void CpuDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_
         store(dtype, act_.data(), static_cast<std::size_t>(r * inter + i), g / (1.0f + std::exp(-g)) * u);
       }
     stage.emplace(recorder_, "down", li);
-    run(linear(L.down.data(), rows, hidden, inter), act_.data(), proj_.data());
+    run(linear(L.down.data(), mm, hidden, inter), act_.data(), proj_.data());
     add_bias(proj_.data(), rows, L.down_bias);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
     stage.reset();
   }
-  length_ += per_seq;
-  // The last position of each sequence: final norm, LM head, greedy token.
+  stage.reset();
+  if (sampled == 0) return;  // prefill chunks before their last: no logits
+  // The last position of each sampled chunk: final norm, LM head, greedy token.
   stage.emplace(recorder_, "final_norm", -1);
-  rms_norm(w_.final_norm, batch_, per_seq, per_seq - 1);
+  rms_norm(w_.final_norm, sampled, sample_rows_.data());
   stage.emplace(recorder_, "lm_head", -1);
-  run(linear(w_.head(), batch_, c.vocab, hidden), xn_.data(), logits_.data());
+  run(linear(w_.head(), mm_sampled, c.vocab, hidden), xn_.data(), logits_.data());
   stage.emplace(recorder_, "sampling", -1);
-  for (std::int64_t b = 0; b < batch_; ++b) {
+  for (std::int64_t b = 0; b < sampled; ++b) {
     const float* row = logits_.data() + b * c.vocab;
     next[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(std::max_element(row, row + c.vocab) - row);
   }

@@ -4,7 +4,9 @@
 // vectorised kernels for the rest: embedding gather, RMSNorm, RoPE with the KV-cache
 // write, causal GQA attention over the cache (online softmax), SwiGLU, residual adds,
 // argmax. Activations are fp32 between kernels; matmul inputs and the cache are in the
-// run's dtype, accumulation in fp32.
+// run's dtype, accumulation in fp32. The cache is blocks of positions: a uniform batch's
+// sequence has one block of max_context positions (the contiguous cache), the serve
+// scenario's sequences share a pool of small pages through block tables (PagedDecoder).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -15,16 +17,30 @@
 #include <vector>
 
 #include "suites/inference/decoder.hpp"
+#include "suites/inference/paged_decoder.hpp"
 
 namespace rooftop::inference {
 
-class CpuDecoder final : public Decoder {
+class CpuDecoder final : public Decoder, public PagedDecoder {
  public:
+  struct PagedCache {
+    std::int64_t blocks = 0;  // cache blocks in the pool
+    std::int64_t page = 16;   // positions a block
+  };
   // Batch `batch` sequences, each up to `max_context` positions, through the first `layers`
   // layers (all: -1; a slice for checks); throws PointSkipped when oneDNN has no matmul for
   // the dtype here.
   CpuDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1);
+  // The serve scenario's decoder: a pool of `cache.blocks` blocks of `cache.page` positions,
+  // sequences up to `max_context` positions, driven through forward_chunks.
+  CpuDecoder(const DecoderWeights& weights, PagedCache cache, std::int64_t max_context, std::int64_t layers = -1);
   ~CpuDecoder() override;
+
+  void forward_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks,
+                      std::span<std::int32_t> next) override;
+  void prepare_steps(std::int64_t token_budget, std::int64_t max_sequences) override;
+  std::int64_t cache_blocks() const override { return blocks_; }
+  std::int64_t page() const override { return page_; }
 
   void forward(std::span<const std::int32_t> tokens, std::int64_t tokens_per_seq, std::span<std::int32_t> next) override;
 
@@ -45,16 +61,31 @@ class CpuDecoder final : public Decoder {
   struct Linear;
   Linear& linear(const void* weight, std::int64_t m, std::int64_t n, std::int64_t k);
   void execute(Linear& linear, const void* x, float* y);
-  void attention(std::int64_t layer, std::int64_t tokens_per_seq, const float* qkv, void* out);
+  void attention(std::int64_t layer, std::span<const SequenceChunk> chunks, const float* qkv, void* out);
+  // The forward of both interfaces: every chunk's rows through the layers, the sampled
+  // chunks' last rows through the head.
+  void run_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks, std::span<std::int32_t> next);
+  // Element offset of (layer, block, kv head, position within the block) in the cache.
+  void fill_rope_table();
+  // The rows a matmul runs for `rows` rows: the same for the uniform batch; a paged step's
+  // rounded up to a bucket (exact to kGemvRows, then a multiple of 16) so that the row
+  // counts a serve run meets are few and all prepared before it is timed.
+  std::int64_t matmul_rows(std::int64_t rows) const;
+  std::size_t cache_at(std::int64_t layer, std::int64_t block, std::int64_t kv_head, std::int64_t slot) const;
 
   const DecoderWeights& w_;
   StageRecorder* recorder_ = nullptr;
   std::int64_t batch_, max_context_, layers_, length_ = 0;
+  std::int64_t blocks_, page_;  // the cache: blocks of page positions (contiguous: batch of max_context)
   struct Engine;
   std::unique_ptr<Engine> engine_;
   std::map<std::pair<const void*, std::int64_t>, std::unique_ptr<Linear>> linears_;  // (weight, M)
-  std::vector<std::uint8_t> k_cache_, v_cache_;  // [layer][batch][kv head][position][head dim], dtype
-  std::vector<float> h_, qkv_, proj_, gate_up_, logits_, rope_;
+  std::vector<std::uint8_t> k_cache_, v_cache_;  // [layer][block][kv head][position in block][head dim], dtype
+  std::vector<float> h_, qkv_, proj_, gate_up_, logits_;
+  std::vector<float> rope_;  // [position][cos of d/2 pairs, then sin]: every position up to max_context
+  std::vector<std::int32_t> own_blocks_;  // the uniform batch's: sequence b's block is b
+  std::vector<SequenceChunk> chunks_;     // the uniform batch's chunks, a forward
+  std::vector<std::int64_t> row_pos_, row_chunk_, sample_rows_;  // a forward's rows: position, chunk; sampled rows
   std::vector<double> rope_frequencies_;  // the config's, scaling applied
   std::vector<std::uint8_t> xn_, attn_, act_;  // matmul inputs, dtype
 };

@@ -2,19 +2,27 @@
 // (cuda_decoder.cpp).
 #include "harness/registry.hpp"
 #include "suites/inference/cuda_decoder.hpp"
+#include "suites/inference/cuda_serve_decoder.hpp"
 #include "suites/inference/inference_instance.hpp"
+#include "suites/inference/serve_instance.hpp"
 
 namespace rooftop::inference {
 namespace {
 
 const RegisterImplementation kInferenceCuda("inference", "cuda", [](const Problem& p, const SetupContext& setup) {
   const auto shape = shape_of(p);
+  if (shape.scenario == Scenario::serve)  // the serve scenario's own paged decoder (cuda_serve_decoder.cpp)
+    return std::unique_ptr<ScenarioInstance>(std::make_unique<ServeInstance>(
+        p, setup.seed,
+        [](const DecoderWeights& w, std::int64_t blocks, std::int64_t page, std::int64_t context, std::int64_t layers) {
+          return std::unique_ptr<PagedDecoder>(std::make_unique<CudaServeDecoder>(w, blocks, page, context, layers));
+        }));
   const Launch launch = shape.launch == "graph" ? Launch::graph : Launch::eager;
-  return std::make_unique<InferenceInstance>(
+  return std::unique_ptr<ScenarioInstance>(std::make_unique<InferenceInstance>(
       p, setup.seed, [launch, page = shape.page, fused = shape.fused](const DecoderWeights& w, std::int64_t batch,
                                                                       std::int64_t context, std::int64_t layers) {
         return std::make_unique<CudaDecoder>(w, batch, context, layers, launch, page, fused);
-      });
+      }));
 });
 
 }  // namespace

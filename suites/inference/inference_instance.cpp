@@ -38,13 +38,17 @@ DecoderWeights load_weights(const std::string& model, Dtype dtype, std::uint64_t
 
 
 InferenceInstance::InferenceInstance(const Problem& p, std::uint64_t seed, DecoderFactory make)
-    : shape_(shape_of(p)), seed_(seed), make_(std::move(make)), weights_(load_weights(shape_.model, p.dtype, seed)) {
+    : shape_(shape_of(p)), seed_(seed), make_(std::move(make)),
+      weights_(shape_.scenario == Scenario::serve
+                   ? throw PointSkipped("a serve point runs on its backend's paged decoder (ServeInstance); this "
+                                        "backend registers none")
+                   : load_weights(shape_.model, p.dtype, seed)) {
   decoder_ = make_(weights_, shape_.batch, max_context(), -1);
   const auto& c = weights_.config;
   prompt_ = random_tokens(shape_.batch * std::max<std::int64_t>(shape_.prompt, 1), c.vocab, seed + 1);
-  given_prompt_ = p.params.contains("prompt_tokens");
+  const auto& given = point_of(p).prompt_tokens;
+  given_prompt_ = !given.empty();
   if (given_prompt_) {  // run --prompt: every sequence of the batch gets it
-    const auto given = p.params["prompt_tokens"].get<std::vector<std::int32_t>>();
     for (std::size_t i = 0; i < prompt_.size(); ++i) prompt_[i] = given[i % given.size()];
   }
   next_.assign(static_cast<std::size_t>(shape_.batch), 0);
@@ -58,6 +62,7 @@ std::string InferenceInstance::generic_path() const {
     case Scenario::prefill: return prefill;
     case Scenario::decode: return decode;
     case Scenario::generate: return prefill.empty() || prefill == decode ? decode : decode.empty() ? prefill : prefill + "; " + decode;
+    case Scenario::serve: break;  // ServeInstance
   }
   return {};
 }
@@ -69,6 +74,7 @@ ScenarioRepetition InferenceInstance::run_repetition() {
     case Scenario::prefill: return prefill();
     case Scenario::decode: return decode();
     case Scenario::generate: return generate();
+    case Scenario::serve: break;  // ServeInstance
   }
   return {};
 }
@@ -106,6 +112,7 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
           done();
         }
         break;
+      case Scenario::serve: break;  // ServeInstance
     }
   } catch (...) {
     decoder_->set_recorder(nullptr);

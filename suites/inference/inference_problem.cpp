@@ -86,6 +86,7 @@ std::string_view scenario_name(Scenario s) {
     case Scenario::prefill: return "prefill";
     case Scenario::decode: return "decode";
     case Scenario::generate: return "generate";
+    case Scenario::serve: return "serve";
   }
   return "?";
 }
@@ -94,10 +95,17 @@ InferenceShape parse_inference_shape(std::string_view text) {
   const std::string whole(text);
   const auto usage = [&](std::string_view why) {
     return InputError(fmt::format("inference shape '{}': {}; write MODEL:prefill:BxP, MODEL:decode:BxC[:LAUNCH] or "
-                                  "MODEL:generate:BxPxG[:LAUNCH] (LAUNCH: eager or graph, on a GPU), "
+                                  "MODEL:generate:BxPxG[:LAUNCH] (LAUNCH: eager or graph, on a GPU) or MODEL:serve:RATExN[:OPTION]..., "
                                   "e.g. llama-3.2-1b:decode:1x512:graph", whole, why));
   };
   InferenceShape s;
+  if (const auto at = text.find(":serve:"); at != std::string_view::npos) {
+    s.scenario = Scenario::serve;
+    s.model = std::string(text.substr(0, at));
+    if (s.model.empty()) throw usage("the model is missing");
+    s.serve = parse_serve_load(text.substr(at + 7));
+    return s;
+  }
   // Options after the sizes, each once: the launch mode, the cache's pages.
   for (bool found = true; found;) {
     found = false;
@@ -173,8 +181,30 @@ Work inference_work(const ModelConfig& m, const InferenceShape& s, Dtype dtype) 
       }
       return w;
     }
+    case Scenario::serve: return serve_work_per_token(m, serve_schedule(s.serve, m.max_positions), dtype);
   }
   return {};
+}
+
+Work serve_work_per_token(const ModelConfig& m, const std::vector<ScheduledRequest>& schedule, Dtype dtype) {
+  // Each measured request's prefill and decode steps alone, less the weights they read: a
+  // batch shares one read of the weights a step, and how many steps the run takes depends
+  // on the batching. The weights once for the whole run are the compulsory part.
+  const double weights = m.matmul_parameters() * weight_bytes(dtype);
+  Work total;
+  double tokens = 0;
+  for (const auto& r : schedule) {
+    if (r.warmup) continue;
+    const auto add = [&](const Work& w) {
+      total.flops += w.flops;
+      total.bytes += w.bytes - weights;
+    };
+    add(forward_work(m, 1, 0, static_cast<double>(r.prompt), dtype, true));
+    for (std::int64_t t = 1; t < r.output; ++t) add(forward_work(m, 1, static_cast<double>(r.prompt + t - 1), 1, dtype, true));
+    tokens += static_cast<double>(r.output);
+  }
+  total.bytes += weights;
+  return {total.flops / tokens, total.bytes / tokens};
 }
 
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::int64_t batch, std::int64_t start,
@@ -240,11 +270,18 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
 }
 
 std::int64_t positions_needed(const InferenceShape& s) {
+  if (s.scenario == Scenario::serve) {
+    const auto m = load_model_config(s.model);
+    std::int64_t most = 0;
+    for (const auto& r : serve_schedule(s.serve, m.max_positions)) most = std::max(most, r.prompt + r.output);
+    return most;
+  }
   return s.scenario == Scenario::decode ? s.context + kDecodeSteps : s.prompt + s.generate;
 }
 
 Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string_view backend,
                                std::span<const std::int32_t> prompt) {
+  if (s.scenario == Scenario::serve) return make_serve_problem(s, dtype, backend, prompt);
   const ModelConfig m = load_model_config(s.model);
   if (!prompt.empty()) {
     if (s.scenario == Scenario::decode)
@@ -289,6 +326,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
     case Scenario::prefill: p.shape = fmt::format("{}_prefill_b{}_p{}", m.name, s.batch, s.prompt); break;
     case Scenario::decode: p.shape = fmt::format("{}_decode_b{}_c{}", m.name, s.batch, s.context); break;
     case Scenario::generate: p.shape = fmt::format("{}_generate_b{}_p{}_g{}", m.name, s.batch, s.prompt, s.generate); break;
+    case Scenario::serve: break;  // make_serve_problem
   }
   if (s.page) p.shape += fmt::format("_paged{}", s.page);
   if (!launch.empty()) p.shape += "_" + launch;
@@ -306,6 +344,9 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   p.params["tokens_per_iteration"] = s.scenario == Scenario::prefill  ? s.batch * s.prompt
                                      : s.scenario == Scenario::decode ? s.batch
                                                                       : s.batch * s.generate;
+  InferencePoint point{s, std::vector<std::int32_t>(prompt.begin(), prompt.end())};
+  point.shape.launch = launch;
+  attach_shape(p, std::move(point));
   p.work = inference_work(m, s, dtype);
   const double cache =
       static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(activation_bytes(dtype)) * static_cast<double>(m.layers);
@@ -318,19 +359,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   return p;
 }
 
-InferenceShape shape_of(const Problem& p) {
-  InferenceShape s;
-  s.model = p.params.at("model").get<std::string>();
-  const auto scenario = p.params.at("scenario").get<std::string>();
-  s.scenario = scenario == "prefill" ? Scenario::prefill : scenario == "decode" ? Scenario::decode : Scenario::generate;
-  s.batch = p.params.at("batch").get<std::int64_t>();
-  s.prompt = p.params.at("prompt").get<std::int64_t>();
-  s.context = p.params.at("context").get<std::int64_t>();
-  s.generate = p.params.at("generate").get<std::int64_t>();
-  s.launch = p.params.value("launch", "");
-  s.page = p.params.value("kv_cache_page", std::int64_t{0});
-  s.fused = p.params.contains("step");
-  return s;
-}
+const InferencePoint& point_of(const Problem& p) { return shape_as<InferencePoint>(p); }
+const InferenceShape& shape_of(const Problem& p) { return point_of(p).shape; }
 
 }  // namespace rooftop::inference

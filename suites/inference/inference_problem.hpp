@@ -2,7 +2,9 @@
 // The inference family's points: a model and a scenario. prefill (batch B, prompt P: time
 // to first token), decode (batch B at context C: time per output token, the cache growing
 // by one a step) and generate (B requests, P in, G out: TTFT, inter-token latency, output
-// tokens per second). Their work (FLOPs, compulsory bytes) is here and nowhere else.
+// tokens per second) and serve (requests arriving over time at a rate, served by continuous
+// batching: latency percentiles, throughput, goodput at an objective). Their work (FLOPs,
+// compulsory bytes) is here and nowhere else.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -11,10 +13,11 @@
 
 #include "harness/problem.hpp"
 #include "suites/inference/model_config.hpp"
+#include "suites/inference/serve_load.hpp"
 
 namespace rooftop::inference {
 
-enum class Scenario { prefill, decode, generate };
+enum class Scenario { prefill, decode, generate, serve };
 
 // Decode steps a repetition times from the shape's context (enough to average out one
 // step's jitter): a decode point's cache holds context + this many positions.
@@ -36,12 +39,26 @@ struct InferenceShape {
   // A GPU's fused decode step (":fused"): each RMSNorm in the next GEMV's prologue (issue 42's
   // first step); else a kernel a norm.
   bool fused = false;
+  // serve: the offered load (rate, requests, lengths), the objective, and whether the run
+  // searches for the highest rate that meets it (--sweep-rate).
+  ServeLoad serve;
+  Slo slo;
+  bool sweep_rate = false;
 };
 
 // MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, then on a GPU optionally
 // :eager or :graph (decode and generate), :paged16 or :paged32 and :fused, in any order;
-// MODEL is a shipped name or a config.json path. Throws InputError.
+// MODEL is a shipped name or a config.json path; or MODEL:serve:RATExN[:OPTION]...
+// (serve_load.hpp). Throws InputError.
 InferenceShape parse_inference_shape(std::string_view text);
+
+// An inference point's typed shape, attached by make_inference_problem: the shape with its
+// launch mode resolved (a GPU's decode and generate run "graph" unless the shape says eager),
+// and run --prompt's token ids (empty: seeded random ones).
+struct InferencePoint {
+  InferenceShape shape;
+  std::vector<std::int32_t> prompt_tokens;
+};
 
 // Bytes of one weight of the projections and LM head, and of one activation, cache or
 // embedding element: fp8 weights (e4m3) work on bf16 activations and a bf16 cache.
@@ -71,9 +88,21 @@ std::int64_t positions_needed(const InferenceShape& shape);
 // or the model's checkpoint is unusable (validate_checkpoint), so a run refuses before
 // measuring any point.
 // `prompt`: the prompt's token ids (run --prompt) for a prefill or generate point whose
-// prompt length it matches, kept in params.prompt_tokens; InputError otherwise.
+// prompt length it matches, kept in the point (InferencePoint::prompt_tokens) and in its
+// results' params.prompt_tokens; InputError otherwise.
 Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
                                std::span<const std::int32_t> prompt = {});
-InferenceShape shape_of(const Problem& problem);
+const InferencePoint& point_of(const Problem& problem);
+const InferenceShape& shape_of(const Problem& problem);
+
+// serve (serve_problem.cpp): the point (its typed shape attached as every point's), the work of one
+// output token (the measured requests' FLOPs and compulsory bytes over their output tokens).
+Problem make_serve_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
+                           std::span<const std::int32_t> prompt);
+Work serve_work_per_token(const ModelConfig& model, const std::vector<ScheduledRequest>& schedule, Dtype dtype);
+// The KV cache's blocks for a serve point: the load's cache option, else room for `batch`
+// requests of the schedule's mean footprint; never less than its largest request.
+std::int64_t serve_cache_blocks(const ServeLoad& load, const std::vector<ScheduledRequest>& schedule, std::int64_t page);
+inline constexpr std::int64_t kServePage = 16;
 
 }  // namespace rooftop::inference

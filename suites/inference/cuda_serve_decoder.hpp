@@ -1,0 +1,59 @@
+#pragma once
+// The serve scenario's decoder on a CUDA GPU, bf16: cuBLASLt for every projection and the
+// LM head (the residual added by the matmul itself), the decoder's kernels for the
+// embedding, norms, SwiGLU and argmax (cuda_decoder_kernels.cuh), and ragged kernels for
+// RoPE with the cache write and attention over each row's own blocks (cuda_serve_kernels.cuh).
+// A step's matmul rows are padded to a bucket (exact to 8, then a multiple of 16), every
+// bucket's matmul made before the timing. Eager launches for now; CUDA graphs by
+// batch-size bucket are the next step (docs/inference.md).
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "devices/cuda/gpu_runtime.hpp"
+#include "devices/cuda/vendor_matmul.hpp"
+#include "suites/inference/paged_decoder.hpp"
+
+namespace rooftop::inference {
+
+class CudaServeDecoder final : public PagedDecoder {
+ public:
+  // Throws PointSkipped for a dtype other than bf16.
+  CudaServeDecoder(const DecoderWeights& weights, std::int64_t blocks, std::int64_t page, std::int64_t max_context,
+                   std::int64_t layers = -1);
+  ~CudaServeDecoder() override;
+
+  void forward_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks,
+                      std::span<std::int32_t> next) override;
+  void prepare_steps(std::int64_t token_budget, std::int64_t max_sequences) override;
+  const std::vector<float>& logits() override;
+  void poison_logits() override;
+  std::int64_t cache_blocks() const override { return blocks_; }
+  std::int64_t page() const override { return page_; }
+  std::string implementation() const override;
+  std::string implementation_label() const override { return std::string(gpu::kVendorMatmulName) + " + rooftop ragged"; }
+
+ private:
+  struct Layer {
+    gpu::DeviceBuffer attn_norm, mlp_norm, qkv, o, gate_up, down, qkv_bias, o_bias, gate_up_bias, down_bias;
+  };
+  gpu::VendorMatmul& matmul(std::int64_t m, std::int64_t n, std::int64_t k);
+  void ensure_rows(std::int64_t rows, std::int64_t sampled, std::int64_t table_entries);
+  static std::int64_t bucket(std::int64_t rows) { return rows <= 8 ? rows : (rows + 15) / 16 * 16; }
+
+  const DecoderWeights& w_;
+  std::int64_t blocks_, page_, max_context_, layers_;
+  std::int64_t rows_ = 0, sampled_cap_ = 0, tables_cap_ = 0, last_sampled_ = 0;
+  gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_, rope_table_;
+  std::vector<Layer> layer_weights_;
+  // A step's: token ids, positions, block-table offsets a row, block tables, sampled rows.
+  gpu::DeviceBuffer tokens_, pos_, table_at_, tables_, sample_rows_;
+  gpu::DeviceBuffer h_, xn_, qkv_, attn_, gate_up_, act_, h_sampled_, logits_, next_, argmax_workspace_;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::unique_ptr<gpu::VendorMatmul>> matmuls_;
+  std::vector<std::int32_t> host_pos_, host_table_at_, host_tables_, host_sample_rows_, host_next_;
+  std::vector<float> host_logits_;
+};
+
+}  // namespace rooftop::inference

@@ -1,0 +1,73 @@
+#pragma once
+// What a serve run measured, reduced to a point's figures: latency percentiles (TTFT, TPOT,
+// inter-token latency, end-to-end), throughput, goodput at the objective, batch size and
+// cache occupancy over time, and whether the run is valid (the engine kept up with the
+// arrivals) — LoadGen's INVALID instead of a misleading mean.
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "suites/inference/serve_load.hpp"
+
+namespace rooftop::inference {
+
+// One request's times, from the start of the run.
+struct RequestTiming {
+  double arrival_s = 0;
+  std::vector<double> token_s;  // each output token's time (the first: its time to first token)
+  bool warmup = false;
+};
+
+// The engine after a step.
+struct StepSample {
+  double t_s = 0;                // the step's end
+  std::int64_t sequences = 0;    // in the step's batch
+  std::int64_t tokens = 0;       // new tokens the step ran
+  std::int64_t blocks_in_use = 0;
+  std::int64_t waiting = 0;      // arrived, not admitted
+  std::int64_t outstanding = 0;  // arrived, not finished
+};
+
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0;
+};
+// p50, p90 and p99 (harness quantile, type 7); zeros for no values.
+Percentiles percentiles(std::vector<double> values);
+
+// A run is INVALID where its measured arrivals span less than the median end-to-end latency
+// (no steady state), or where its outstanding requests grew over the measured arrivals by more
+// than this fraction of the measured requests (and more than kMinBacklogGrowth requests).
+inline constexpr double kBacklogGrowthFraction = 0.10;
+inline constexpr double kMinBacklogGrowth = 4;
+
+struct ServeSummary {
+  Percentiles ttft, tpot, itl, e2e;
+  std::int64_t measured = 0, output_tokens = 0, meeting_slo = 0;
+  double window_s = 0;  // the first measured arrival to the last measured request's last token
+  double requests_per_s = 0, output_tokens_per_s = 0, goodput_requests_per_s = 0;
+  double batch_mean = 0, batch_max = 0, occupancy_mean = 0, occupancy_max = 0;
+  double backlog_growth = 0;  // outstanding requests gained over the measured arrivals (least squares)
+  bool valid = true;
+  std::string verdict;  // "VALID" or "INVALID: why"
+};
+
+ServeSummary summarize_serve(const std::vector<RequestTiming>& requests, const std::vector<StepSample>& steps, const Slo& slo,
+                             std::int64_t cache_blocks);
+// --sweep-rate's bounded search: `bound` (the shape's rate) first, met: the answer; else
+// bisection of (0, bound), `runs` runs in all. `meets(rate)` serves a run at that rate and
+// says whether it met the objective. The highest rate met (0: none) and each rate tried.
+struct RateSearch {
+  double sustainable = 0;
+  std::vector<std::pair<double, bool>> tried;
+};
+inline constexpr int kSweepRuns = 6;
+RateSearch search_rate(double bound, int runs, const std::function<bool(double)>& meets);
+
+// The batch size, cache occupancy and queue over the window in at most `points` time
+// buckets (their mean, max, max): a compact series for the results.
+nlohmann::ordered_json compact_series(const std::vector<StepSample>& steps, double from_s, double to_s, std::int64_t cache_blocks,
+                                      int points = 48);
+
+}  // namespace rooftop::inference
