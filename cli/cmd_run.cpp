@@ -22,6 +22,7 @@
 #include "harness/exit_codes.hpp"
 #include "harness/process_group.hpp"
 #include "harness/registry.hpp"
+#include "harness/profile_writeback.hpp"
 #include "harness/roof_check.hpp"
 #include "harness/runner.hpp"
 #include "harness/system_state.hpp"
@@ -68,6 +69,7 @@ struct RunFlags {
   std::string format = "table";
   bool wide = false;
   std::string profile;
+  bool update_profile = false;  // --update-profile: raised ceilings go back to --profile's file too
   std::int64_t seed = -1;
   double min_time = 0;
   int ranks = 1;
@@ -85,6 +87,29 @@ std::vector<NamedFile> run_outputs(const RunOptions& o) {
 
 // A result above its roof: the roof was measured low. The run re-measures those ceilings
 // (a few rounds, harness/roof_check.hpp), keeps the higher value and records both.
+// A raised ceiling goes back to the stored profile (atomically, the old value kept in its
+// `raised` records) so that the next run starts from it. A profile named with --profile is a
+// file the user chose (a committed baseline, a colleague's): changed only with --update-profile.
+void write_back_raised(const ProfileLookup& lookup, const RunFlags& f, const Backend& backend,
+                       const nlohmann::ordered_json& remeasured) {
+  const bool any_raised = std::any_of(remeasured.begin(), remeasured.end(),
+                                      [](const auto& r) { return r.value("raised", false); });
+  if (!lookup.profile || !any_raised) return;
+  if (!f.profile.empty() && !f.update_profile) {
+    fmt::print(stderr, "rooftop: {} (given with --profile) left as it is: add --update-profile to keep the raised "
+                       "ceiling(s) there\n", lookup.source);
+    return;
+  }
+  try {
+    const int written = write_raised_ceilings(lookup.source, backend.fingerprint(), remeasured, utc_now_iso8601());
+    if (written > 0)
+      fmt::print(stderr, "rooftop: wrote {} raised ceiling(s) back to {} (the old values kept in its 'raised' "
+                         "records): the next run starts from them\n", written, lookup.source);
+  } catch (const std::exception& e) {  // the results stand; only the profile keeps its old values
+    fmt::print(stderr, "rooftop: warning: the raised ceiling(s) were not written back: {}\n", e.what());
+  }
+}
+
 void remeasure_exceeded_ceilings(const Backend& backend, RunResults& results, nlohmann::ordered_json& conditions,
                                  bool allowed) {
   if (!results.meta.ceilings) return;
@@ -198,6 +223,7 @@ int execute_run(RunFlags& f) {
   readings.push_back(read_system("after"));
   auto conditions = conditions_to_json(readings);
   remeasure_exceeded_ceilings(backend, results, conditions, !transport && !interrupted);
+  if (conditions.contains("remeasured")) write_back_raised(lookup, f, backend, conditions["remeasured"]);
   results.meta.conditions = std::move(conditions);
   if (o.out && !is_stream_output(*o.out)) save_results(*o.out, results);  // a pipe had its one document
   reports::print_results(std::cout, f.format, results, f.wide);
@@ -265,6 +291,9 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_flag("--wide", flags->wide, "table: every column and the whole implementation text (lines may pass 120 "
                                       "columns)");
   cmd->add_option("--profile", flags->profile, "Device profile (default: this device's, if characterized)");
+  cmd->add_flag("--update-profile", flags->update_profile,
+                "Write ceilings this run re-measured higher back to the --profile file (this device's own profile "
+                "always is)");
   cmd->add_option("--cache", o.cache, "GPU timing: cold flushes the cache before each launch; auto does so when "
                                       "the point's data fits in it")
       ->transform(CLI::CheckedTransformer(std::map<std::string, CachePolicy>{

@@ -37,6 +37,19 @@ bool another_round(std::vector<CeilingTrials>& trials, int rounds_done, double e
   return unsettled && rounds_done < plan.max_rounds && elapsed_s < plan.time_bound_s;
 }
 
+bool threads_overlapped(const std::vector<ThreadSpan>& spans, double share) {
+  if (spans.size() < 2) return true;
+  double first_start = spans[0].start, last_start = spans[0].start, first_end = spans[0].end, last_end = spans[0].end;
+  for (const auto& s : spans) {
+    first_start = std::min(first_start, s.start);
+    last_start = std::max(last_start, s.start);
+    first_end = std::min(first_end, s.end);
+    last_end = std::max(last_end, s.end);
+  }
+  const double whole = last_end - first_start;
+  return whole <= 0 || first_end - last_start >= share * whole;
+}
+
 nlohmann::ordered_json trials_to_json(const std::vector<CeilingTrials>& trials, const TrialPlan& plan, int rounds,
                                       double elapsed_s) {
   nlohmann::ordered_json j;

@@ -37,6 +37,17 @@ bool best_two_agree(const std::vector<double>& values, double tolerance);
 // unsettled, rounds and time are left).
 bool another_round(std::vector<CeilingTrials>& trials, int rounds_done, double elapsed_s, const TrialPlan& plan);
 
+// One thread's part of a timed pass, as the steady clock saw it start and end (seconds).
+struct ThreadSpan {
+  double start = 0, end = 0;
+};
+// The threads ran together for nearly all of the pass (from the first start to the last end):
+// only then is the pass all threads' rate. The CPU clocks alone count a thread spinning at
+// the join, so a pass where one thread read while the other waited to be scheduled looked
+// clean (DRAM read 48 GB/s of 70: one thread's 35 and a little overlap).
+inline constexpr double kThreadsOverlap = 0.9;
+bool threads_overlapped(const std::vector<ThreadSpan>& spans, double share = kThreadsOverlap);
+
 nlohmann::ordered_json trials_to_json(const std::vector<CeilingTrials>& trials, const TrialPlan& plan, int rounds,
                                       double elapsed_s);
 

@@ -2,11 +2,14 @@
 // never with timings, so that these tests pass the same on a busy host and a quiet one.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <iterator>
 #include <sstream>
 
 #include "devices/cpu/host_limits.hpp"
 #include "harness/ceiling_trials.hpp"
 #include "harness/device_profile.hpp"
+#include "harness/profile_writeback.hpp"
 #include "harness/results.hpp"
 #include "harness/roof_check.hpp"
 #include "harness/roofline.hpp"
@@ -76,6 +79,22 @@ std::string table_of(const RunResults& run) {
   return out.str();
 }
 }  // namespace
+
+TEST_CASE("a pass is all threads' rate only when their reads overlapped for nearly all of it", "[hygiene]") {
+  // Both threads read together: clean.
+  CHECK(threads_overlapped({{0.0, 1.0}, {0.02, 1.01}}));
+  // One thread woken late: for half the pass one thread read alone (a DRAM pass of 48 GB/s
+  // of 70, clean by the CPU clocks as the first thread spun at the join).
+  CHECK_FALSE(threads_overlapped({{0.0, 1.0}, {0.5, 1.5}}));
+  // One after the other: no overlap at all.
+  CHECK_FALSE(threads_overlapped({{0.0, 1.0}, {1.0, 2.0}}));
+  // Just inside and just outside the share.
+  CHECK(threads_overlapped({{0.0, 1.0}, {0.09, 1.0}}));
+  CHECK_FALSE(threads_overlapped({{0.0, 1.0}, {0.11, 1.0}}));
+  // One thread: nothing to overlap with.
+  CHECK(threads_overlapped({{0.0, 1.0}}));
+  CHECK(threads_overlapped({}));
+}
 
 TEST_CASE("a ceiling settles when its best two clean trials agree within the tolerance, or the bound stops the rounds",
           "[hygiene]") {
@@ -319,4 +338,49 @@ TEST_CASE("a profile keeps its trials and the host readings of its rounds", "[hy
   const auto back = profile_from_json(profile_to_json(p), "test");
   CHECK(back.trials["ceilings"][0]["best"] == 960e9);
   CHECK(back.conditions["readings"][0]["when"] == "characterize round 1");
+}
+
+TEST_CASE("a raised ceiling is written back to the profile with its old value, and only a raise changes it",
+          "[hygiene]") {
+  auto p = new_profile("cpu", "cpu-test", {{"model_name", "Test"}}, 2);
+  p.measured = epyc();
+  p.measured.compute[2].flops_per_s = 727e9;  // int8 measured low on a busy host
+  const ojson remeasured = ojson::array(
+      {{{"ceiling", "int8_matrix"}, {"unit", "FLOP/s"}, {"old", 727e9}, {"new", 1990e9}, {"raised", true},
+        {"trigger", "gemm/cpu/int8/m512_n512_k512"}, {"trigger_percent", 248.0}},
+       // re-measured no higher: nothing to write
+       {{"ceiling", "DRAM"}, {"unit", "B/s"}, {"old", 34e9}, {"new", 30e9}, {"raised", false},
+        {"trigger", "x"}, {"trigger_percent", 120.0}}});
+  CHECK(apply_raised_ceilings(p, remeasured, "2026-11-26T00:30:00Z") == 1);
+  CHECK(p.measured.compute[2].flops_per_s == 1990e9);
+  CHECK(p.measured.bandwidth[3].bytes_per_s == 34e9);
+  REQUIRE(p.raised.size() == 1);
+  CHECK(p.raised[0]["old"] == 727e9);
+  CHECK(p.raised[0]["new"] == 1990e9);
+  CHECK(p.raised[0]["at"] == "2026-11-26T00:30:00Z");
+  CHECK(p.raised[0]["reason"] == "re-measured: gemm/cpu/int8/m512_n512_k512 ran at 248% of it");
+  // Applied again (a second run raised it to the same value): the profile already holds it.
+  CHECK(apply_raised_ceilings(p, remeasured, "2026-11-26T00:31:00Z") == 0);
+  CHECK(p.raised.size() == 1);
+
+  // Through the file: re-read, raised, replaced; the records survive a load.
+  const auto dir = std::filesystem::temp_directory_path() / "rooftop_test_writeback";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "cpu-test.json";
+  p.measured.compute[2].flops_per_s = 727e9;
+  p.raised = nullptr;
+  save_profile(path, p);
+  CHECK(write_raised_ceilings(path, "cpu-test", remeasured, "2026-11-26T00:32:00Z") == 1);
+  const auto back = load_profile(path);
+  CHECK(back.measured.compute[2].flops_per_s == 1990e9);
+  CHECK(back.raised[0]["ceiling"] == "int8_matrix");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), {}) == 1);  // no temp file left beside it
+  // A file that is now another device's profile is not touched.
+  CHECK_THROWS_WITH(write_raised_ceilings(path, "cpu-other", remeasured, "x"), Catch::Contains("not written back"));
+  // A profile without records reads back without them; a broken `raised` is named.
+  auto j = profile_to_json(p);
+  CHECK_FALSE(j.contains("raised"));
+  j["raised"] = "yes";
+  CHECK_THROWS_WITH(profile_from_json(j, "bad.json"), Catch::Contains("raised"));
+  std::filesystem::remove_all(dir);
 }
