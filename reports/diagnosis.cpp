@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "harness/roofline.hpp"
+#include "harness/units.hpp"
 
 namespace rooftop::reports {
 namespace {
@@ -20,6 +21,61 @@ int narrowness(const std::string& dtype) {
   if (dtype == "fp8") return 3;
   if (dtype == "int8") return 4;
   return 0;  // fp32
+}
+
+double number(const nlohmann::ordered_json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+const nlohmann::ordered_json& work_of(const nlohmann::ordered_json& r) { return r.contains("work") ? r["work"] : r; }
+const nlohmann::ordered_json& throughput_of(const nlohmann::ordered_json& r) {
+  static const nlohmann::ordered_json none;
+  return r.contains("throughput") && r["throughput"].is_object() ? r["throughput"] : none;
+}
+std::string rate_unit_of(const std::string& dtype) { return narrowness(dtype) == 4 ? "OP/s" : "FLOP/s"; }
+
+// A measured ceiling's bandwidth by level name; 0 when the run has none.
+double level_bandwidth(const Ceilings* ceilings, const std::string& level) {
+  if (ceilings)
+    for (const auto& b : ceilings->bandwidth)
+      if (b.level == level) return b.bytes_per_s;
+  return 0;
+}
+
+// What a roofline placement rests on: the rate and the ceiling it was held against, and the
+// intensity against the ridge that chose the roof.
+std::string roofline_evidence(const nlohmann::ordered_json& r, const nlohmann::ordered_json& roof,
+                              const Ceilings* ceilings) {
+  const auto& work = work_of(r);
+  const auto& t = throughput_of(r);
+  const std::string bound = roof.value("bound", std::string());
+  const double ai = number(work, "arithmetic_intensity");
+  const auto against = [&](double ridge) {
+    return ridge > 0 ? fmt::format("; {:.3g} FLOP/B, {} the ridge at {:.3g}", ai, ai < ridge ? "under" : "over", ridge)
+                     : std::string();
+  };
+  std::string against_ridge = against(number(roof, "ridge_intensity"));
+  if (bound == "memory") {
+    // Held against the level its bytes stream from, and that level's ridge.
+    const std::string level = roof.value("stream_level", roof.value("memory_level", std::string()));
+    double ceiling = level_bandwidth(ceilings, level);
+    if (!(ceiling > 0)) ceiling = number(roof, "bandwidth_bytes_per_s");
+    if (ceiling > 0) against_ridge = against(number(roof, "compute_peak_flops_per_s") / ceiling);
+    const double bytes = number(work, "memory_bytes") > 0 ? number(work, "memory_bytes") : number(work, "bytes");
+    if (!(ceiling > 0)) return fmt::format("streams {} from {}{}", format_si(bytes, "B"), level, against_ridge);
+    return fmt::format("streams {} from {} at {}, {:.0f}% of the {} measured {} ceiling{}", format_si(bytes, "B"), level,
+                       format_si(number(t, "bytes_per_s"), "B/s"),
+                       100 * number(t, "bytes_per_s") / ceiling, format_si(ceiling, "B/s"), level, against_ridge);
+  }
+  const std::string unit = rate_unit_of(r.value("dtype", ""));
+  const double peak = number(roof, "compute_peak_flops_per_s");
+  std::string e = fmt::format("{} of the {} measured {} ceiling ({:.0f}% of the attainable {}){}",
+                              format_si(number(t, "flops_per_s"), unit), format_si(peak, unit),
+                              roof.value("compute_ceiling", std::string()), number(roof, "percent_of_attainable"),
+                              format_si(number(roof, "attainable_flops_per_s"), unit), against_ridge);
+  if (bound == "latency" && ceilings && ceilings->dispatch_latency_s > 0)
+    e += fmt::format("; its ideal time is under {} dispatches of {}", kLatencyBoundFactor,
+                     format_duration(ceilings->dispatch_latency_s));
+  return e;
 }
 
 struct FasterUnit {
@@ -62,34 +118,52 @@ std::optional<std::string> misaligned(const nlohmann::ordered_json& r) {
 // A collective is held against the link it crosses, not a roofline.
 Diagnosis diagnose_collective(const nlohmann::ordered_json& t, double size_bytes) {
   const double pct = t["percent_of_link"].get<double>();
-  const std::string finding = fmt::format("bus bandwidth at {:.0f}% of the {}", pct, t.value("link", std::string("link")));
-  if (pct >= kNearRoof) return {finding, "near the link: little is left but fewer bytes (a narrower dtype, compression)"};
+  const std::string link = t.value("link", std::string("link"));
+  const std::string finding = fmt::format("bus bandwidth at {:.0f}% of the {}", pct, link);
+  const std::string evidence = fmt::format("bus bandwidth {} of the {}'s {}, at {} a message",
+                                           format_si(number(t, "bus_bytes_per_s"), "B/s"), link,
+                                           format_si(number(t, "link_bytes_per_s"), "B/s"), format_si(size_bytes, "B"));
+  if (pct >= kNearRoof)
+    return {finding, "near the link: little is left but fewer bytes (a narrower dtype, compression)", evidence};
   if (size_bytes < (1 << 20))
-    return {finding, "latency-bound at this size: larger messages, or bucket small collectives into one"};
-  return {finding, pct < kFarFromRoof ? "far below the link at this size: check the topology (nvidia-smi topo -m) and "
-                                        "NCCL's algorithm and protocol (NCCL_ALGO, NCCL_PROTO)"
-                                      : "some way below the link: more channels (NCCL_MIN_NCHANNELS) or larger messages"};
+    return {finding, "latency-bound at this size: larger messages, or bucket small collectives into one", evidence};
+  return {finding,
+          pct < kFarFromRoof ? "far below the link at this size: check the topology (nvidia-smi topo -m) and "
+                               "NCCL's algorithm and protocol (NCCL_ALGO, NCCL_PROTO)"
+                             : "some way below the link: more channels (NCCL_MIN_NCHANNELS) or larger messages",
+          evidence};
 }
 // Work without arithmetic (an embedding's gather, a copy): no place on a FLOP roofline, and
 // no ceiling is missing: it is held against the memory level its bytes come from.
 Diagnosis no_flops(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   const double bytes_per_s = r["throughput"].is_object() ? r["throughput"].value("bytes_per_s", 0.0) : 0.0;
   const auto* level = ceilings ? bandwidth_ceiling_for(*ceilings, r["work"]["bytes"].get<double>()) : nullptr;
+  const double bytes = r["work"]["bytes"].get<double>();
+  const std::string no_flops_rule = "a stage with no FLOPs is read by its bandwidth";
   if (!level || !(bytes_per_s > 0))
-    return {"no FLOPs (a gather or copy): off the FLOP roofline, read by its bandwidth", "fewer bytes moved, or fused into its neighbour"};
+    return {"no FLOPs (a gather or copy): off the FLOP roofline, read by its bandwidth",
+            "fewer bytes moved, or fused into its neighbour",
+            fmt::format("0 FLOPs and {} moved{}: {}", format_si(bytes, "B"),
+                        bytes_per_s > 0 ? fmt::format(" at {}", format_si(bytes_per_s, "B/s")) : "",
+                        ceilings ? no_flops_rule + "; no measured bandwidth ceiling to hold it against"
+                                 : no_flops_rule + "; no device profile, so no ceiling to hold it against")};
   const double pct = 100 * bytes_per_s / level->bytes_per_s;
+  const std::string evidence = fmt::format("0 FLOPs, {} moved at {}: {:.0f}% of the {} measured {} ceiling ({})",
+                                           format_si(bytes, "B"), format_si(bytes_per_s, "B/s"), pct,
+                                           format_si(level->bytes_per_s, "B/s"), level->level, no_flops_rule);
   // As the roofline judges latency: its ideal time at the bandwidth under a few dispatches.
-  if (ceilings->dispatch_latency_s > 0 &&
-      r["work"]["bytes"].get<double>() / level->bytes_per_s < kLatencyBoundFactor * ceilings->dispatch_latency_s)
+  if (ceilings->dispatch_latency_s > 0 && bytes / level->bytes_per_s < kLatencyBoundFactor * ceilings->dispatch_latency_s)
     return {fmt::format("no FLOPs, latency-bound: too small to fill the device ({:.0f}% of the {} bandwidth)", pct, level->level),
-            "fuse it into its neighbour, or more tokens a step"};
+            "fuse it into its neighbour, or more tokens a step",
+            evidence + fmt::format("; its ideal time {} is under {} dispatches of {}",
+                                   format_duration(bytes / level->bytes_per_s), kLatencyBoundFactor,
+                                   format_duration(ceilings->dispatch_latency_s))};
   return {fmt::format("no FLOPs (a gather or copy): {:.0f}% of the {} bandwidth", pct, level->level),
           pct >= kNearRoof ? "near the bandwidth: only fewer bytes help (fuse it into its neighbour)"
-                           : "below the bandwidth: larger, contiguous reads, or fuse it into its neighbour"};
+                           : "below the bandwidth: larger, contiguous reads, or fuse it into its neighbour",
+          evidence};
 }
-}  // namespace
-
-Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
+Diagnosis diagnose_rules(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
   const std::string status = r.value("status", "");
   if (status != "ok") return {fmt::format("{}: {}", status, r.value("reason", "")), "see the reason; nothing was measured"};
   if (r.contains("throughput") && r["throughput"].is_object() && r["throughput"].contains("percent_of_link"))
@@ -152,6 +226,26 @@ Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
     return {finding, fmt::format("near this unit's roof: move to the {} matrix units ({:.1f}x this peak) if accuracy "
                                  "allows", unit->dtype, unit->speedup)};
   return {finding, "near the roof: little is left here but less work"};
+}
+
+}  // namespace
+
+Diagnosis diagnose(const nlohmann::ordered_json& r, const Ceilings* ceilings) {
+  auto d = diagnose_rules(r, ceilings);
+  if (!d.evidence.empty() || r.value("status", "") != "ok") return d;
+  const auto& roof = r.contains("roofline") ? r["roofline"] : r;
+  if (roof.is_object() && roof.contains("bound")) {
+    d.evidence = roofline_evidence(r, roof, ceilings);
+    const auto unit = faster_unit(r.value("dtype", ""), number(roof, "compute_peak_flops_per_s"), ceilings);
+    if (roof.value("bound", std::string()) == "compute" && unit)
+      d.evidence += fmt::format("; the {} units measured {:.1f}x this peak", unit->dtype, unit->speedup);
+  } else if (number(throughput_of(r), "flops_per_s") > 0) {
+    d.evidence = fmt::format("{} measured; {}", format_si(number(throughput_of(r), "flops_per_s"),
+                                                           rate_unit_of(r.value("dtype", ""))),
+                             ceilings ? fmt::format("the run's profile has no {} compute ceiling", r.value("dtype", ""))
+                                      : std::string("the run had no device profile"));
+  }
+  return d;
 }
 
 Diagnosis diagnose(const ResultRecord& record, const Ceilings* ceilings) { return diagnose(record_to_json(record), ceilings); }

@@ -618,6 +618,7 @@ data record_row(const RunMetadata& meta, const ResultRecord& r, const std::strin
   row.set("status", std::string(status_name(r.status)));
   row.set("finding", diagnosis.finding);
   row.set("next_step", diagnosis.next_step);
+  if (!diagnosis.evidence.empty()) row.set("evidence", diagnosis.evidence);
   if (measured) row.set("plotted", true);
   if (const double m = median_clock_mhz(r); m > 0 && m < kThrottled * top_clock)
     row.set("throttled", fmt::format("{:.0f} of {:.0f} MHz", m, top_clock));

@@ -384,3 +384,47 @@ TEST_CASE("a raised ceiling is written back to the profile with its old value, a
   CHECK_THROWS_WITH(profile_from_json(j, "bad.json"), Catch::Contains("raised"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("each diagnosis names the measured numbers it rests on", "[hygiene]") {
+  const auto c = epyc();
+  // Memory-bound from DRAM: the bytes it streams, its rate, the ceiling it met and the ridge.
+  const double m16_bytes = 4096.0 * 7168 * 2, m16_flops = 2.0 * 16 * 4096 * 7168;
+  const auto decode = results_to_json(one_gemm(c, Dtype::bf16, m16_flops, m16_bytes, m16_bytes / 22e9));
+  const auto memory = reports::diagnose(decode["results"][0], &c);
+  CHECK_THAT(memory.evidence, Catch::Contains("streams 58.72 MB from DRAM at 22.00 GB/s, 65% of the 34.00 GB/s measured "
+                                              "DRAM ceiling"));
+  CHECK_THAT(memory.evidence, Catch::Contains("16 FLOP/B, under the ridge at"));
+
+  // Compute-bound: its rate against the peak it met, and the faster units measured here.
+  Ceilings h100{{{"fp32_fma", "fp32", "fma", 60e12}, {"tf32_matrix", "tf32", "tensor core", 380e12}},
+                {{"L2", 8e12, 50e6}, {"HBM", 3e12, 0}}, 3e-6, {}};
+  const double n = 8192, flops = 2 * n * n * n, bytes = 3 * n * n * 4;
+  const auto gemm = results_to_json(one_gemm(h100, Dtype::fp32, flops, bytes, flops / (0.78 * 60e12)));
+  const auto compute = reports::diagnose(gemm["results"][0], &h100);
+  CHECK_THAT(compute.evidence, Catch::StartsWith("46.80 TFLOP/s of the 60.00 TFLOP/s measured fp32_fma ceiling (78% of"));
+  CHECK_THAT(compute.evidence, Catch::Contains("over the ridge at 20") && Catch::Contains("the tf32 units measured 6.3x"));
+
+  // A stage with no FLOPs: read by its bandwidth, and it says that is the rule applied.
+  nlohmann::ordered_json gather{{"status", "ok"}, {"dtype", "bf16"}, {"roofline", nullptr},
+                                {"work", {{"flops", 0.0}, {"bytes", 1.2e9}}},
+                                {"throughput", {{"flops_per_s", 0.0}, {"bytes_per_s", 22e9}}}};
+  const auto no_flops = reports::diagnose(gather, &c);
+  CHECK_THAT(no_flops.evidence, Catch::Contains("0 FLOPs, 1.200 GB moved at 22.00 GB/s: 65% of the 34.00 GB/s measured "
+                                                "DRAM ceiling (a stage with no FLOPs is read by its bandwidth)"));
+  CHECK_THAT(reports::diagnose(gather, nullptr).evidence, Catch::Contains("no device profile"));
+
+  // A result with FLOPs but no ceiling for its dtype says which is missing; nothing measured, no evidence.
+  nlohmann::ordered_json unplaced{{"status", "ok"}, {"dtype", "fp8"}, {"roofline", nullptr},
+                                  {"work", {{"flops", 1e9}, {"bytes", 1e6}}},
+                                  {"throughput", {{"flops_per_s", 5e12}, {"bytes_per_s", 5e9}}}};
+  CHECK(reports::diagnose(unplaced, &c).evidence == "5.000 TFLOP/s measured; the run's profile has no fp8 compute ceiling");
+  nlohmann::ordered_json skipped{{"status", "skipped"}, {"reason", "no fp8 on this CPU"}};
+  CHECK(reports::diagnose(skipped, &c).evidence.empty());
+
+  // The report shows it beside the finding.
+  auto run = one_gemm(c, Dtype::bf16, m16_flops, m16_bytes, m16_bytes / 22e9);
+  reports::ReportOptions options;
+  options.templates = reports::default_templates_dir();
+  CHECK_THAT(reports::render_html_report({{"decode.json", run}}, options),
+             Catch::Contains(R"(<span class="evidence">evidence: streams 58.72 MB from DRAM)"));
+}
