@@ -8,6 +8,7 @@
 
 #include "devices/cpu/host_limits.hpp"
 #include "harness/ceiling_trials.hpp"
+#include "harness/device_conditions.hpp"
 #include "harness/device_profile.hpp"
 #include "harness/profile_writeback.hpp"
 #include "harness/results.hpp"
@@ -16,6 +17,7 @@
 #include "harness/system_state.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/html_report.hpp"
+#include "reports/machine_text.hpp"
 #include "reports/run_conditions.hpp"
 #include "reports/terminal_table.hpp"
 
@@ -427,4 +429,66 @@ TEST_CASE("each diagnosis names the measured numbers it rests on", "[hygiene]") 
   options.templates = reports::default_templates_dir();
   CHECK_THAT(reports::render_html_report({{"decode.json", run}}, options),
              Catch::Contains(R"(<span class="evidence">evidence: streams 58.72 MB from DRAM)"));
+}
+
+TEST_CASE("a GPU is identified by its board, power limits, ECC, MIG, persistence, driver and memory", "[hygiene]") {
+  // As devices/cuda/cuda_info.cpp writes an H100's properties, NVML present.
+  ojson h100 = {{"name", "NVIDIA H100 80GB HBM3"}, {"vendor", "CUDA"}, {"pci_bus_id", "00000000:19:00.0"},
+                {"compute_capability", "9.0"}, {"multiprocessors", 132}, {"max_sm_clock_mhz", 1980.0},
+                {"memory_bytes", 85017493504.0}, {"driver_version", "580.95.05"}, {"driver_cuda_version", "13.0"},
+                {"power_limit_w", 700.0}, {"default_power_limit_w", 700.0}, {"ecc", true}, {"mig", false},
+                {"persistence", true}, {"nvml", "ok"}};
+  CHECK(reports::machine_text(h100) == "132 SMs, 79.2 GiB memory, 700 W power limit, SM clock up to 1980 MHz, compute 9.0, "
+                                       "ECC on, driver 580.95.05 (CUDA 13.0), PCI 00000000:19:00.0");
+  // A capped board, MIG on, persistence off: each said, as each changes what is measured.
+  h100["power_limit_w"] = 500.0;
+  h100["ecc"] = false;
+  h100["mig"] = true;
+  h100["persistence"] = false;
+  CHECK_THAT(reports::machine_text(h100), Catch::Contains("500 W power limit (default 700 W)") &&
+                                              Catch::Contains("ECC off, MIG on, persistence off"));
+  // Without NVML: the modes are null and left out, nothing else breaks.
+  for (const char* key : {"ecc", "mig", "persistence"}) h100[key] = nullptr;
+  h100["driver_version"] = "";
+  h100["default_power_limit_w"] = 0.0;
+  CHECK(reports::machine_text(h100) == "132 SMs, 79.2 GiB memory, 500 W power limit, SM clock up to 1980 MHz, compute 9.0, "
+                                       "PCI 00000000:19:00.0");
+}
+
+TEST_CASE("a GPU's readings go into the conditions: a slowdown makes them busy, a power cap is a note", "[hygiene]") {
+  CHECK(throttle_reason_names(0) == std::vector<std::string>{});
+  CHECK(throttle_reason_names(0x1) == std::vector<std::string>{"gpu_idle"});
+  CHECK(throttle_reason_names(0x4 | 0x20) == std::vector<std::string>{"sw_power_cap", "sw_thermal_slowdown"});
+  CHECK(throttle_reason_names(0x1000) == std::vector<std::string>{"other (0x1000)"});
+  CHECK_FALSE(slowing_reasons(0x1 | 0x4));
+  CHECK(slowing_reasons(0x40));
+
+  DeviceReading before{"before", "2026-11-26T01:00:00Z", 1980.0, 2619.0, 41.0, 95.0, 0x1, 1};
+  DeviceReading hot{"after", "2026-11-26T01:01:00Z", 1410.0, 2619.0, 87.0, 690.0, 0x4 | 0x20, 1};
+  auto quiet = conditions_to_json({reading("before", 0.01), reading("after", 0.01)});
+  add_device_readings(quiet, {before});
+  CHECK(quiet["busy"] == false);
+  CHECK(quiet["device_readings"][0]["throttle_reasons"] == ojson::array({"gpu_idle"}));
+  CHECK(quiet["device_readings"][0]["sm_clock_mhz"] == 1980.0);
+
+  auto run = one_gemm(epyc(), Dtype::fp32, 2e9, 1e7, 0.02);
+  run.meta.conditions = conditions_to_json({reading("before", 0.01), reading("after", 0.01)});
+  add_device_readings(run.meta.conditions, {before, hot});
+  CHECK(run.meta.conditions["busy"] == true);
+  CHECK(run.meta.conditions["reasons"][0] == "the GPU held its clocks down: sw_thermal_slowdown at 87 C (after)");
+  CHECK_THAT(table_of(run), Catch::Contains("the GPU held its clocks down: sw_thermal_slowdown"));
+
+  // At its power limit and nothing else: a note, not busy (a GEMM at full load meets it).
+  DeviceReading capped{"after", "", 1755.0, std::nullopt, 70.0, 699.0, 0x4, std::nullopt};
+  auto c = conditions_to_json({reading("before", 0.01)});
+  add_device_readings(c, {capped});
+  CHECK(c["busy"] == false);
+  CHECK(c["notes"].back() == "the GPU ran at its power limit, drawing 699 W (sw_power_cap, after)");
+  CHECK(c["device_readings"][0]["memory_clock_mhz"].is_null());
+  // Without NVML there are no readings and the conditions stay as they were.
+  auto none = conditions_to_json({reading("before", 0.01)});
+  add_device_readings(none, {});
+  CHECK_FALSE(none.contains("device_readings"));
+  // They survive the results file.
+  CHECK(results_from_json(results_to_json(run), "t").meta.conditions["device_readings"][1]["temperature_c"] == 87.0);
 }
