@@ -213,15 +213,20 @@ int execute_run(RunFlags& f) {
 
   // The host before the run: a busy one is said above the table (harness/system_state.hpp).
   std::vector<SystemReading> readings;
+  std::vector<DeviceReading> device_readings;  // a GPU's clocks, heat and throttle reasons
   if (writer) {
     readings.push_back(read_system("before"));
+    if (auto d = backend.read_device("before")) device_readings.push_back(std::move(*d));
     meta.conditions = conditions_to_json(readings);
+    add_device_readings(meta.conditions, device_readings);
   }
   bool interrupted = false;
   auto results = run_points(o, backend, std::move(meta), transport.get(), interrupted);
   if (!writer) return results_exit_code(results);  // rank 0 prints and writes
   readings.push_back(read_system("after"));
+  if (auto d = backend.read_device("after")) device_readings.push_back(std::move(*d));
   auto conditions = conditions_to_json(readings);
+  add_device_readings(conditions, device_readings);
   remeasure_exceeded_ceilings(backend, results, conditions, !transport && !interrupted);
   if (conditions.contains("remeasured")) write_back_raised(lookup, f, backend, conditions["remeasured"]);
   results.meta.conditions = std::move(conditions);

@@ -11,6 +11,7 @@
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/nccl_transport.hpp"
 #include "devices/cuda/device_monitor.hpp"
+#include "devices/cuda/device_reading.hpp"
 #include "harness/process_group.hpp"
 
 namespace rooftop::gpu {
@@ -52,6 +53,10 @@ class CudaBackend final : public Backend {
   std::optional<double> energy_j() const override {
     info();
     return nvml_ && nvml_->present() ? nvml_->total_energy_j() : std::nullopt;
+  }
+  std::optional<DeviceReading> read_device(const std::string& when) const override {
+    info();
+    return nvml_ ? read_device_state(*nvml_, when) : std::nullopt;
   }
   DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const override {
     return characterize_gpu(info(), options, log);
