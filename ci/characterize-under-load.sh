@@ -4,6 +4,7 @@
 # docs/PERFORMANCE.md shows). Run it at a quiet moment: the quiet runs are the reference.
 #   ci/characterize-under-load.sh [ROOFTOP] [OUT_DIR]    (QUIET=3 LOADED=10 ARGS=--quick)
 # TABLE_ONLY=1 prints the table of the runs already in OUT_DIR (quiet1.json.., load1.json..).
+# REFERENCE='a.json b.json' takes the quiet best from these profiles (a quiet moment's) instead.
 set -euo pipefail
 rooftop=${1:-build/cli/rooftop}
 out=${2:-characterize-under-load}
@@ -31,12 +32,12 @@ kill $loop
 trap - EXIT
 fi
 
-python3 - "$out" "$quiet" "$loaded" <<'PY'
+python3 - "$out" "$quiet" "$loaded" ${REFERENCE:-} <<'PY'
 import json, sys
-out, quiet, loaded = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+out, quiet, loaded, reference = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 
 def ceilings(name):
-    p = json.load(open(f"{out}/{name}.json"))
+    p = json.load(open(name if name.endswith(".json") else f"{out}/{name}.json"))
     m = p["measured"]
     values = {c["name"]: c["flops_per_s"] for c in m["compute"]}
     values.update({b["level"]: b["bytes_per_s"] for b in m["bandwidth"]})
@@ -47,14 +48,16 @@ def ceilings(name):
 
 quiet_runs = [ceilings(f"quiet{i}") for i in range(1, quiet + 1)]
 loaded_runs = [ceilings(f"load{i}") for i in range(1, loaded + 1)]
-names = list(quiet_runs[0][0])
-best = {n: max(q[0].get(n, 0) for q in quiet_runs) for n in names}
+reference_runs = [ceilings(r) for r in reference] or quiet_runs
+names = list(reference_runs[0][0])
+best = {n: max(q[0].get(n, 0) for q in reference_runs) for n in names}
+best_label = f"reference best ({len(reference)} profiles)" if reference else f"quiet best ({quiet} runs)"
 short = lambda n: n.replace("_vector_fma", "").replace("_matrix", "")
 spread = lambda xs: f"{min(xs):.0%}-{max(xs):.0%}" if xs else "-"
 
 print(f"| run | rounds | others busy | load1 | " + " | ".join(short(n) for n in names) + " |")
 print("| --- | ---: | ---: | ---: | " + " | ".join("---:" for _ in names) + " |")
-print(f"| quiet best ({quiet} runs) | | | | " + " | ".join(f"{best[n] / 1e9:.0f}" for n in names) + " |")
+print(f"| {best_label} | | | | " + " | ".join(f"{best[n] / 1e9:.0f}" for n in names) + " |")
 for label, runs in (("quiet", quiet_runs), ("load", loaded_runs)):
     for i, (values, rounds, others, load) in enumerate(runs, 1):
         cells = [f"{values.get(n, 0) / best[n]:.0%}" if best[n] else "-" for n in names]
@@ -63,7 +66,7 @@ for label, runs in (("quiet", quiet_runs), ("load", loaded_runs)):
 within = {n: sum(1 for v, *_ in loaded_runs if best[n] and v.get(n, 0) >= 0.9 * best[n]) for n in names}
 whole = sum(1 for v, *_ in loaded_runs if all(best[n] and v.get(n, 0) >= 0.9 * best[n] for n in names))
 print()
-print(f"Loaded runs within 10% of the quiet best: " + ", ".join(f"{short(n)} {within[n]}" for n in names)
+print(f"Loaded runs within 10% of the {best_label}: " + ", ".join(f"{short(n)} {within[n]}" for n in names)
       + f" (of {loaded}); every ceiling of a run within 10%: {whole} of {loaded}.")
 print("Quiet best in G/s (GFLOP/s, GOP/s, GB/s); the loaded runs as % of it; 'others busy' is the other processes'"
       " share of the CPUs over the run's readings.")

@@ -98,6 +98,38 @@ TEST_CASE("a pass is all threads' rate only when their reads overlapped for near
   CHECK(threads_overlapped({}));
 }
 
+TEST_CASE("DRAM settles only once its agreeing clean trials span its time window", "[hygiene]") {
+  const TrialPlan plan = default_trial_plan(true);
+  CeilingTrials dram{"DRAM", {}, {}, false, ""};
+  dram.min_span_s = dram_min_span_s(true);
+  auto add = [&](double v, double at) {
+    dram.values.push_back(v);
+    dram.clean_values.push_back(v);
+    dram.clean_at_s.push_back(at);
+  };
+  // Two trials moments apart agree on a low spell (47 and 48 GB/s, 0.4 s apart): not settled,
+  // and the next round may wait for it alone.
+  add(47e9, 0.5);
+  add(48e9, 0.9);
+  std::vector<CeilingTrials> trials{dram, clean("L3", {240e9, 241e9})};
+  CHECK(another_round(trials, 2, 1.0, plan));
+  CHECK_FALSE(trials[0].settled);
+  CHECK(trials[1].settled);
+  CHECK(only_spread_left(trials));
+  // Later trials read the quiet spell; two of them agree and the trials span the window.
+  trials[0].values.push_back(70e9), trials[0].clean_values.push_back(70e9), trials[0].clean_at_s.push_back(2.5);
+  CHECK(another_round(trials, 3, 2.6, plan));  // 70 alone: the best two (70, 48) disagree
+  CHECK(only_spread_left(trials));              // and 2 s of 4 spanned: the rounds still wait
+  trials[0].values.push_back(69e9), trials[0].clean_values.push_back(69e9), trials[0].clean_at_s.push_back(4.6);
+  CHECK_FALSE(another_round(trials, 4, 4.7, plan));
+  CHECK(trials[0].settled);
+  CHECK(best_value(trials[0].values) == 70e9);
+  const auto j = trials_to_json(trials, plan, 4, 4.7);
+  CHECK(j["ceilings"][0]["min_span_s"] == 4.0);
+  CHECK(j["ceilings"][0]["clean_at_s"].size() == 4);
+  CHECK_FALSE(j["ceilings"][1].contains("min_span_s"));
+}
+
 TEST_CASE("a ceiling settles when its best two clean trials agree within the tolerance, or the bound stops the rounds",
           "[hygiene]") {
   CHECK(best_two_spread({100}) < 0);  // one trial: nothing to agree with

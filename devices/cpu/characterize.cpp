@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <thread>
 #include <map>
 #include <memory>
 #include <type_traits>
@@ -278,9 +279,11 @@ std::vector<Level> memory_levels(const CpuInfo& info, int threads) {
   return levels;
 }
 
-void add_trial(CeilingTrials& trials, const Trial& trial) {
+void add_trial(CeilingTrials& trials, const Trial& trial, double at_s) {
   trials.values.push_back(trial.rate);
-  if (trial.clean) trials.clean_values.push_back(trial.rate);
+  if (!trial.clean) return;
+  trials.clean_values.push_back(trial.rate);
+  trials.clean_at_s.push_back(at_s);
 }
 
 bool wanted(const CharacterizeOptions& o, const std::string& name) {
@@ -337,8 +340,11 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
   const std::size_t first_level = trials.size();
   // A level reads at least as fast as the next one out: a disturbed L1 whose two trials
   // agreed at 2.8 GB/s (L2: 470) is not settled.
-  for (std::size_t i = 0; i < levels.size(); ++i)
+  for (std::size_t i = 0; i < levels.size(); ++i) {
     trials.push_back({levels[i].name, {}, {}, false, i + 1 < levels.size() ? levels[i + 1].name : ""});
+    if (levels[i].name == "DRAM") trials.back().min_span_s = dram_min_span_s(o.quick);
+  }
+  const auto t0 = clock::now();
   std::map<double, double> sweep;  // per-thread working set -> best bandwidth over the rounds
   auto sweep_round = [&] {
     std::vector<Trial> best(levels.size());
@@ -354,15 +360,18 @@ DeviceProfile characterize_cpu(const CpuInfo& info, const CharacterizeOptions& o
         if (ws >= levels[i].per_thread_low && ws <= levels[i].per_thread_high && bw.rate > best[i].rate) best[i] = bw;
     }
     for (std::size_t i = 0; i < levels.size(); ++i)
-      if (!trials[first_level + i].settled && best[i].rate > 0) add_trial(trials[first_level + i], best[i]);
+      if (!trials[first_level + i].settled && best[i].rate > 0) add_trial(trials[first_level + i], best[i], seconds_since(t0));
   };
 
-  const auto t0 = clock::now();
   int rounds = 0;
   do {
+    // Only DRAM left, its trials not yet spread over its span: wait between them rather than
+    // take them moments apart, within one spell of other tenants' traffic.
+    if (rounds > 0 && only_spread_left(trials))
+      std::this_thread::sleep_for(std::chrono::duration<double>(dram_min_span_s(o.quick) / 4));
     ++rounds;
     for (std::size_t i = 0; i < measure.size(); ++i)
-      if (!trials[i].settled) add_trial(trials[i], measure[i]());
+      if (!trials[i].settled) add_trial(trials[i], measure[i](), seconds_since(t0));
     if (!levels.empty()) sweep_round();
     if (rounds == 1 && !compute.empty() && compute.front().name == "fp32_vector_fma")
       fma.warn_if_shared(trials.front().values.front(), log);
