@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/units.hpp"
+#include "reports/diagnosis.hpp"
 #include "reports/machine_text.hpp"
 #include "reports/result_rows.hpp"
 #include "reports/run_conditions.hpp"
@@ -172,8 +173,11 @@ void print_compact(std::ostream& out, const RunResults& run) {
       const auto shape = shape_beside(r.problem.shape, label);
       std::string check = check_word(r.status);
       std::string note = r.reason;
-      if (d.roofline && d.roofline->above_ceiling)
-        note = "above its roof: the ceiling was measured low (see the warning below the table)";
+      if (d.roofline && d.roofline->above_ceiling) {  // with the numbers that say so: the rate and the ceiling
+        const auto evidence = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr).evidence;
+        note = fmt::format("above its roof: the ceiling was measured low ({}; see the warning below the table)",
+                           evidence.substr(0, evidence.find(';')));
+      }
       if (slow_generic_path(r)) {
         check += " GENERIC";
         note = fmt::format("a generic path, {:.0f}% of its roof: it measures rooftop's fallback, not the machine ({})",

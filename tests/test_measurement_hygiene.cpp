@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iterator>
+#include <regex>
 #include <sstream>
 
 #include "devices/cpu/host_limits.hpp"
@@ -454,6 +455,14 @@ TEST_CASE("each diagnosis names the measured numbers it rests on", "[hygiene]") 
   CHECK(reports::diagnose(unplaced, &c).evidence == "5.000 TFLOP/s measured; the run's profile has no fp8 compute ceiling");
   nlohmann::ordered_json skipped{{"status", "skipped"}, {"reason", "no fp8 on this CPU"}};
   CHECK(reports::diagnose(skipped, &c).evidence.empty());
+
+  // The terminal's note on a result above its roof cites the numbers too.
+  const double f = 2.0 * 512 * 512 * 512;
+  const auto above = one_gemm(c, Dtype::fp32, f, 3.0 * 512 * 512 * 4, f / 520e9);
+  std::string note = table_of(above);  // wrapped at 120 columns: read as one line
+  note = std::regex_replace(note, std::regex(R"(\s+)"), " ");
+  CHECK_THAT(note, Catch::Contains("above its roof: the ceiling was measured low (520.0 GFLOP/s of the "
+                                              "260.0 GFLOP/s measured fp32_vector_fma ceiling"));
 
   // The report shows it beside the finding.
   auto run = one_gemm(c, Dtype::bf16, m16_flops, m16_bytes, m16_bytes / 22e9);
