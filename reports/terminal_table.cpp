@@ -149,6 +149,7 @@ void print_header(std::ostream& out, const RunMetadata& m, std::size_t budget) {
   fmt::print(out, "{}\n{}\n", elided(line, budget, Elide::middle), elided(ceilings_text(m), budget, Elide::middle));
   if (const auto machine = machine_text(m.device); !machine.empty()) fmt::print(out, "{}\n", elided(machine, budget, Elide::end));
   const std::size_t width = budget == std::string::npos ? kTerminalColumns : budget;
+  if (const auto gpu = device_state_line(m.conditions); !gpu.empty()) print_wrapped(out, "", gpu, width);
   if (const auto busy = busy_host_warning(m.conditions); !busy.empty()) print_wrapped(out, "", busy, width);
   for (const auto& raised : remeasured_lines(m.conditions)) print_wrapped(out, "", "ceiling " + raised, width);
 }

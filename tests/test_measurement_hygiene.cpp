@@ -518,6 +518,16 @@ TEST_CASE("a GPU's readings go into the conditions: a slowdown makes them busy, 
   CHECK(run.meta.conditions["busy"] == true);
   CHECK(run.meta.conditions["reasons"][0] == "the GPU held its clocks down: sw_thermal_slowdown at 87 C (after)");
   CHECK_THAT(table_of(run), Catch::Contains("the GPU held its clocks down: sw_thermal_slowdown"));
+  // The header and the report say the card's state from before to after.
+  const std::string state = "GPU before -> after: SM 1980 -> 1410 MHz, 41 -> 87 C, 95 -> 690 W; held down by "
+                            "sw_power_cap, sw_thermal_slowdown (after)";
+  CHECK(reports::device_state_line(run.meta.conditions) == state);
+  CHECK_THAT(std::regex_replace(table_of(run), std::regex(R"(\s+)"), " "), Catch::Contains(state));  // wrapped
+  reports::ReportOptions options;
+  options.templates = reports::default_templates_dir();
+  CHECK_THAT(reports::render_html_report({{"gpu.json", run}}, options),
+             Catch::Contains(std::regex_replace(state, std::regex("->"), "-&gt;")));
+  CHECK(reports::device_state_line(conditions_to_json({reading("before", 0.01)})).empty());
 
   // At its power limit and nothing else: a note, not busy (a GEMM at full load meets it).
   DeviceReading capped{"after", "", 1755.0, std::nullopt, 70.0, 699.0, 0x4, std::nullopt};
