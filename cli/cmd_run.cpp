@@ -21,8 +21,8 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/process_group.hpp"
-#include "harness/registry.hpp"
 #include "harness/profile_writeback.hpp"
+#include "harness/registry.hpp"
 #include "harness/roof_check.hpp"
 #include "harness/runner.hpp"
 #include "harness/system_state.hpp"
@@ -85,8 +85,6 @@ std::vector<NamedFile> run_outputs(const RunOptions& o) {
   return outputs;
 }
 
-// A result above its roof: the roof was measured low. The run re-measures those ceilings
-// (a few rounds, harness/roof_check.hpp), keeps the higher value and records both.
 // A raised ceiling goes back to the stored profile (atomically, the old value kept in its
 // `raised` records) so that the next run starts from it. A profile named with --profile is a
 // file the user chose (a committed baseline, a colleague's): changed only with --update-profile.
@@ -110,6 +108,8 @@ void write_back_raised(const ProfileLookup& lookup, const RunFlags& f, const Bac
   }
 }
 
+// A result above its roof: the roof was measured low. The run re-measures those ceilings
+// (a few rounds, harness/roof_check.hpp), keeps the higher value and records both.
 void remeasure_exceeded_ceilings(const Backend& backend, RunResults& results, nlohmann::ordered_json& conditions,
                                  bool allowed) {
   if (!results.meta.ceilings) return;

@@ -8,11 +8,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
-#include <thread>
 #include <map>
 #include <memory>
-#include <type_traits>
 #include <ostream>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "devices/cpu/ceiling_kernels.hpp"
