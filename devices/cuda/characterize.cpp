@@ -264,8 +264,8 @@ DeviceProfile characterize_gpu(const GpuInfo& info, const CharacterizeOptions& o
     for (std::size_t i = 0; i < measure.size(); ++i) {
       if (trials[i].settled || !available[i]) continue;
       const auto rate = measure[i]();
-      if (!rate) {  // no kernel for this dtype: no ceiling, and no more trials of it
-        available[i] = false;
+      if (!rate) {  // no kernel for this dtype (first trial): no ceiling, and no more trials of it
+        if (trials[i].values.empty()) available[i] = false;
         continue;
       }
       add(trials[i], *rate);
