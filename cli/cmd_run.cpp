@@ -21,6 +21,7 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/process_group.hpp"
+#include "harness/profile_writeback.hpp"
 #include "harness/registry.hpp"
 #include "harness/results.hpp"
 #include "harness/roof_check.hpp"
@@ -69,6 +70,7 @@ struct RunFlags {
   std::string format = "table";
   bool wide = false;
   std::string profile;
+  bool update_profile = false;  // --update-profile: raised ceilings go back to --profile's file too
   std::int64_t seed = -1;
   double min_time = 0;
   int ranks = 1;
@@ -82,6 +84,29 @@ std::vector<NamedFile> run_outputs(const RunOptions& o) {
   for (const auto& arg : o.benchmark_args)
     if (arg.starts_with("--benchmark_out=")) outputs.push_back({"--benchmark_out", arg.substr(arg.find('=') + 1)});
   return outputs;
+}
+
+// A raised ceiling goes back to the stored profile (atomically, the old value kept in its
+// `raised` records) so that the next run starts from it. A profile named with --profile is a
+// file the user chose (a committed baseline, a colleague's): changed only with --update-profile.
+void write_back_raised(const ProfileLookup& lookup, const RunFlags& f, const Backend& backend,
+                       const nlohmann::ordered_json& remeasured) {
+  const bool any_raised = std::any_of(remeasured.begin(), remeasured.end(),
+                                      [](const auto& r) { return r.value("raised", false); });
+  if (!lookup.profile || !any_raised) return;
+  if (!f.profile.empty() && !f.update_profile) {
+    fmt::print(stderr, "rooftop: {} (given with --profile) left as it is: add --update-profile to keep the raised "
+                       "ceiling(s) there\n", lookup.source);
+    return;
+  }
+  try {
+    const int written = write_raised_ceilings(lookup.source, backend.fingerprint(), remeasured, utc_now_iso8601());
+    if (written > 0)
+      fmt::print(stderr, "rooftop: wrote {} raised ceiling(s) back to {} (the old values kept in its 'raised' "
+                         "records): the next run starts from them\n", written, lookup.source);
+  } catch (const std::exception& e) {  // the results stand; only the profile keeps its old values
+    fmt::print(stderr, "rooftop: warning: the raised ceiling(s) were not written back: {}\n", e.what());
+  }
 }
 
 // A result above its roof: the roof was measured low. The run re-measures those ceilings
@@ -196,16 +221,22 @@ int execute_run(RunFlags& f) {
 
   // The host before the run: a busy one is said above the table (harness/system_state.hpp).
   std::vector<SystemReading> readings;
+  std::vector<DeviceReading> device_readings;  // a GPU's clocks, heat and throttle reasons
   if (writer) {
     readings.push_back(read_system("before"));
+    if (auto d = backend.read_device("before")) device_readings.push_back(std::move(*d));
     meta.conditions = conditions_to_json(readings);
+    add_device_readings(meta.conditions, device_readings);
   }
   bool interrupted = false;
   auto results = run_points(o, backend, std::move(meta), transport.get(), interrupted);
   if (!writer) return results_exit_code(results);  // rank 0 prints and writes
   readings.push_back(read_system("after"));
+  if (auto d = backend.read_device("after")) device_readings.push_back(std::move(*d));
   auto conditions = conditions_to_json(readings);
+  add_device_readings(conditions, device_readings);
   remeasure_exceeded_ceilings(backend, results, conditions, !transport && !interrupted);
+  if (conditions.contains("remeasured")) write_back_raised(lookup, f, backend, conditions["remeasured"]);
   results.meta.conditions = std::move(conditions);
   if (o.out && !is_stream_output(*o.out)) save_results(*o.out, results);  // a pipe had its one document
   reports::print_results(std::cout, f.format, results, f.wide);
@@ -278,6 +309,9 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_flag("--wide", flags->wide, "table: every column and the whole implementation text (lines may pass 120 "
                                       "columns)");
   cmd->add_option("--profile", flags->profile, "Device profile (default: this device's, if characterized)");
+  cmd->add_flag("--update-profile", flags->update_profile,
+                "Write ceilings this run re-measured higher back to the --profile file (this device's own profile "
+                "always is)");
   cmd->add_option("--cache", o.cache, "GPU timing: cold flushes the cache before each launch; auto does so when "
                                       "the point's data fits in it")
       ->transform(CLI::CheckedTransformer(std::map<std::string, CachePolicy>{

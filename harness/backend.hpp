@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/device_conditions.hpp"
 #include "harness/device_profile.hpp"
 #include "harness/device_timer.hpp"
 #include "harness/transport.hpp"
@@ -42,6 +43,9 @@ class Backend {
   // The device's energy counter in joules (monotonic; only differences mean anything), read
   // before and after each repetition; none where the device has no counter.
   virtual std::optional<double> energy_j() const { return std::nullopt; }
+  // The device's own state now (a GPU's clocks, temperature, power, throttle reasons), for the
+  // run's conditions; none for the CPU, whose host readings are harness/system_state's.
+  virtual std::optional<DeviceReading> read_device(const std::string& /*when*/) const { return std::nullopt; }
   // Measures the ceilings; progress lines go to `log`.
   virtual DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const = 0;
   // Empty when the device can be used; else why not (no GPU, no driver), said so that a

@@ -142,6 +142,7 @@ ojson profile_to_json(const DeviceProfile& p) {
   }
   if (!p.trials.is_null()) j["trials"] = p.trials;
   if (!p.conditions.is_null()) j["conditions"] = p.conditions;
+  if (!p.raised.is_null()) j["raised"] = p.raised;
   return j;
 }
 
@@ -181,6 +182,10 @@ DeviceProfile profile_from_json(const json& j, const std::string& origin) {
   // Kept as written: what they record is for people, no ceiling is derived from them.
   if (j.contains("trials")) p.trials = j["trials"];
   if (j.contains("conditions")) p.conditions = j["conditions"];
+  if (j.contains("raised")) {
+    if (!j["raised"].is_array()) bad(origin, "raised", "is not an array");
+    p.raised = j["raised"];
+  }
   return p;
 }
 

@@ -39,6 +39,9 @@ struct DeviceProfile {
   // between rounds (harness/system_state.hpp); null in profiles written before them.
   nlohmann::ordered_json trials;
   nlohmann::ordered_json conditions;
+  // Ceilings a run re-measured higher and wrote back (harness/profile_writeback.hpp): each
+  // with its old value, when and why; null until the first.
+  nlohmann::ordered_json raised;
 };
 
 // A profile about to be measured: who, what, when and with which build.

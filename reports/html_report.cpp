@@ -615,6 +615,7 @@ data record_row(const RunMetadata& meta, const ResultRecord& r, const std::strin
   row.set("status", std::string(status_name(r.status)));
   row.set("finding", diagnosis.finding);
   row.set("next_step", diagnosis.next_step);
+  if (!diagnosis.evidence.empty()) row.set("evidence", diagnosis.evidence);
   if (measured) row.set("plotted", true);
   if (const double m = median_clock_mhz(r); m > 0 && m < kThrottled * top_clock)
     row.set("throttled", fmt::format("{:.0f} of {:.0f} MHz", m, top_clock));
@@ -681,7 +682,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   for (const auto& fp : fingerprints) {
     const Ceilings* ceilings = nullptr;
     const Datasheet* datasheet = nullptr;
-    std::string name, display_name, source, machine;
+    std::string name, display_name, source, machine, device_state;
     DeviceCharts charts;
     const auto& [ranks, points, bandwidth, unplaced] = charts;
     for (std::size_t f = 0; f < inputs.size(); ++f) {
@@ -693,6 +694,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       display_name = device_display_name(run.meta.device);
       source = run.meta.ceilings_source;
       machine = machine_text(run.meta.device);
+      if (const auto gpu = device_state_line(run.meta.conditions); !gpu.empty()) device_state = gpu;
       const double top_clock = top_clock_mhz(run);
       for (std::size_t k = 0; k < run.results.size(); ++k) {
         rows.push_back(record_row(run.meta, run.results[k], fmt::format("pt-{}-{}", f, k), row_index++, display_name,
@@ -710,6 +712,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
                            ? fmt::format("Collectives: {} ({} rank{})", name, rank_text, ranks.size() == 1 && *ranks.begin() == 1 ? "" : "s")
                            : "Roofline: " + name);
     dev.set("machine", machine);
+    if (!device_state.empty()) dev.set("device_state", device_state);
     if (!points.empty() || bandwidth.empty()) dev.set("ceilings_source", source);
     if (!points.empty() || bandwidth.empty()) dev.set("svg", roofline_svg(ceilings, datasheet, points));
     if (!points.empty())

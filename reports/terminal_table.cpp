@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/units.hpp"
+#include "reports/diagnosis.hpp"
 #include "reports/machine_text.hpp"
 #include "reports/result_rows.hpp"
 #include "reports/run_conditions.hpp"
@@ -149,6 +150,7 @@ void print_header(std::ostream& out, const RunMetadata& m, std::size_t budget) {
   fmt::print(out, "{}\n{}\n", elided(line, budget, Elide::middle), elided(ceilings_text(m), budget, Elide::middle));
   if (const auto machine = machine_text(m.device); !machine.empty()) fmt::print(out, "{}\n", elided(machine, budget, Elide::end));
   const std::size_t width = budget == std::string::npos ? kTerminalColumns : budget;
+  if (const auto gpu = device_state_line(m.conditions); !gpu.empty()) print_wrapped(out, "", gpu, width);
   if (const auto busy = busy_host_warning(m.conditions); !busy.empty()) print_wrapped(out, "", busy, width);
   for (const auto& raised : remeasured_lines(m.conditions)) print_wrapped(out, "", "ceiling " + raised, width);
 }
@@ -173,8 +175,11 @@ void print_compact(std::ostream& out, const RunResults& run) {
       const auto shape = shape_beside(r.problem.shape, label);
       std::string check = check_word(r.status);
       std::string note = r.reason;
-      if (d.roofline && d.roofline->above_ceiling)
-        note = "above its roof: the ceiling was measured low (see the warning below the table)";
+      if (d.roofline && d.roofline->above_ceiling) {  // with the numbers that say so: the rate and the ceiling
+        const auto evidence = diagnose(r, run.meta.ceilings ? &*run.meta.ceilings : nullptr).evidence;
+        note = fmt::format("above its roof: the ceiling was measured low ({}; see the warning below the table)",
+                           evidence.substr(0, evidence.find(';')));
+      }
       if (slow_generic_path(r)) {
         check += " GENERIC";
         note = fmt::format("a generic path, {:.0f}% of its roof: it measures rooftop's fallback, not the machine ({})",

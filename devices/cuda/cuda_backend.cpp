@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <mutex>
 #include <optional>
 
@@ -11,6 +12,7 @@
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/nccl_transport.hpp"
 #include "devices/cuda/device_monitor.hpp"
+#include "devices/cuda/device_reading.hpp"
 #include "harness/process_group.hpp"
 
 namespace rooftop::gpu {
@@ -34,12 +36,20 @@ class CudaBackend final : public Backend {
                        g.max_sm_clock_mhz, g.driver_version.empty() ? "?" : g.driver_version, version_text(g.runtime_version),
                        g.power_limit_w > 0 ? fmt::format(", power limit {:.0f} W", g.power_limit_w) : "");
 #else
+    // The settings that change what is measured, where NVML tells them.
+    std::string modes;
+    if (g.default_power_limit_w > 0 && std::abs(g.default_power_limit_w - g.power_limit_w) >= 1)
+      modes += fmt::format(" (default {:.0f} W)", g.default_power_limit_w);
+    if (g.ecc) modes += *g.ecc ? ", ECC on" : ", ECC off";
+    if (g.mig && *g.mig) modes += ", MIG on";
+    if (g.persistence && !*g.persistence) modes += ", persistence off";
     return fmt::format("{}, {} SMs, compute capability {}.{}, {:.0f} GiB, {:.0f} MiB L2, max SM clock {:.0f} MHz, "
-                       "driver {} (CUDA {}), runtime {}{}",
+                       "driver {} (CUDA {}), runtime {}{}{}, PCI {}",
                        g.name, g.sm_count, g.cc_major, g.cc_minor, g.memory_bytes / 0x1p30, g.l2_bytes / 0x1p20,
                        g.max_sm_clock_mhz, g.driver_version.empty() ? "?" : g.driver_version,
                        version_text(g.driver_cuda_version), version_text(g.runtime_version),
-                       g.power_limit_w > 0 ? fmt::format(", power limit {:.0f} W", g.power_limit_w) : "");
+                       g.power_limit_w > 0 ? fmt::format(", power limit {:.0f} W", g.power_limit_w) : "", modes,
+                       g.pci_bus_id);
 #endif
   }
   nlohmann::ordered_json properties() const override { return to_json(info()); }
@@ -52,6 +62,10 @@ class CudaBackend final : public Backend {
   std::optional<double> energy_j() const override {
     info();
     return nvml_ && nvml_->present() ? nvml_->total_energy_j() : std::nullopt;
+  }
+  std::optional<DeviceReading> read_device(const std::string& when) const override {
+    info();
+    return nvml_ ? read_device_state(*nvml_, when) : std::nullopt;
   }
   DeviceProfile characterize(const CharacterizeOptions& options, std::ostream& log) const override {
     return characterize_gpu(info(), options, log);

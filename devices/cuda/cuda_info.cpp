@@ -87,6 +87,12 @@ GpuInfo detect_gpu() {
   g.driver_version = nvml.driver_version().value_or("");
   g.power_limit_w = nvml.power_limit_w().value_or(0);
   if (const auto max_clock = nvml.max_sm_clock_mhz()) g.max_sm_clock_mhz = *max_clock;
+#if !defined(ROOFTOP_HIP)  // NVML's: ROCm SMI has no such modes here
+  g.default_power_limit_w = nvml.default_power_limit_w().value_or(0);
+  g.ecc = nvml.ecc_enabled();
+  g.mig = nvml.mig_enabled();
+  g.persistence = nvml.persistence_enabled();
+#endif
   return g;
 }
 
@@ -108,6 +114,10 @@ nlohmann::ordered_json to_json(const GpuInfo& g) {
           {"driver_cuda_version", version_text(g.driver_cuda_version)},
           {"runtime_version", version_text(g.runtime_version)},
           {"power_limit_w", g.power_limit_w},
+          {"default_power_limit_w", g.default_power_limit_w},
+          {"ecc", g.ecc ? nlohmann::ordered_json(*g.ecc) : nlohmann::ordered_json(nullptr)},
+          {"mig", g.mig ? nlohmann::ordered_json(*g.mig) : nlohmann::ordered_json(nullptr)},
+          {"persistence", g.persistence ? nlohmann::ordered_json(*g.persistence) : nlohmann::ordered_json(nullptr)},
           {DeviceMonitor::kName, g.nvml_status}};
 #if defined(ROOFTOP_HIP)
   // Only where they say something CUDA's compute capability does not.

@@ -1,6 +1,7 @@
 #pragma once
 // What this GPU is: name, multiprocessors, clocks, memory, L2, driver and runtime, power.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace rooftop::gpu {
@@ -24,6 +25,8 @@ struct GpuInfo {
   int runtime_version = 0;       // the CUDA runtime this build carries
   std::string driver_version;    // from NVML, "580.159.04"; empty without NVML
   double power_limit_w = 0;      // from NVML; 0 without it
+  double default_power_limit_w = 0;  // the board's default: a lower current limit lowers every roof
+  std::optional<bool> ecc, mig, persistence;  // NVML's current modes; empty where unknown or unsupported
   std::string nvml_status;       // why NVML (ROCm SMI) readings are absent, if they are
 };
 

@@ -21,6 +21,7 @@
 #endif
 #include "devices/cuda/cuda_info.hpp"
 #include "devices/cuda/cuda_timer.hpp"
+#include "devices/cuda/device_reading.hpp"
 #include "devices/cuda/gpu_kernels.hpp"
 #include "devices/cuda/gpu_runtime.hpp"
 #include "harness/bf16.hpp"
@@ -711,6 +712,30 @@ TEST_CASE("inference: a cache of 4096 positions (many splits, most of them empty
   inference::CudaDecoder many(w, batch, 4096, -1, inference::Launch::graph);
   // One split against up to 64: the partials merge in another order.
   same_generation(few, many, batch, prompt, steps, fresh_seed(), inference::logit_tolerance(Dtype::bf16));
+}
+
+TEST_CASE("the card's identity and state: NVML's modes in the device record, readings for a run's conditions",
+          "[gpu][conditions]") {
+  const auto info = gpu::detect_gpu();
+  const auto device = gpu::to_json(info);
+  for (const char* key : {"pci_bus_id", "memory_bytes", "power_limit_w", "default_power_limit_w", "ecc", "mig", "persistence"})
+    CHECK(device.contains(key));
+  const gpu::DeviceMonitor monitor(info.pci_bus_id);
+  const auto reading = gpu::read_device_state(monitor, "test");
+  if (!monitor.present()) {  // no NVML: no readings, and nothing else fails
+    CHECK_FALSE(reading);
+    WARN("NVML absent: " << monitor.absent_reason());
+    return;
+  }
+  REQUIRE(reading);
+  CHECK(reading->sm_clock_mhz.value_or(0) > 0);
+  CHECK(reading->memory_clock_mhz.value_or(0) > 0);
+  CHECK(reading->temperature_c.value_or(0) > 0);
+  CHECK(reading->power_w.value_or(0) > 0);
+  CHECK(reading->throttle_reasons.has_value());
+  CHECK(reading->compute_processes.value_or(-1) >= 0);
+  CHECK(info.default_power_limit_w > 0);
+  CHECK(device["driver_version"].get<std::string>() != "");
 }
 
 int main(int argc, char** argv) {
