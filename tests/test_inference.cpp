@@ -626,4 +626,9 @@ TEST_CASE("the fused decode step: a GPU axis named in the point, its norms insid
   CHECK(work_of(roped, "qkv").bytes ==
         Approx(work_of(fused, "qkv").bytes + 16 * ((q + 2 * kv) * 2 - width * 4)));
   CHECK(work_of(roped, "attention").bytes == Approx(work_of(fused, "attention").bytes));
+  // cuBLASLt faster on the LM head alone: the layers' norms fold, the final norm keeps its stage.
+  const auto head_apart = stage_work(m, 1, 512, 1, Dtype::bf16, true, true, true, false);
+  CHECK(head_apart.size() == roped.size() + 1);
+  CHECK(work_of(head_apart, "final_norm").flops == Approx(work_of(apart, "final_norm").flops));
+  CHECK(work_of(head_apart, "lm_head").bytes == Approx(work_of(apart, "lm_head").bytes));
 }

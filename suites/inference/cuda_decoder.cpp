@@ -212,8 +212,13 @@ bool CudaDecoder::norms_in_projections(std::int64_t per_seq) const {
   const auto by_gemv = [&](Projection p, std::int64_t n, kernels::GemvEpilogue e) {
     return kernels::gemv_fits(batch_, n, c.hidden, e, false) && (decode_choice_.empty() || decode_choice_[p].gemv);
   };
-  return swiglu_in_gate_up(1) && by_gemv(qkv, c.qkv_width(), kernels::GemvEpilogue::store) &&
-         by_gemv(lm_head, c.vocab, kernels::GemvEpilogue::store);
+  return swiglu_in_gate_up(1) && by_gemv(qkv, c.qkv_width(), kernels::GemvEpilogue::store);
+}
+
+bool CudaDecoder::final_norm_in_head(std::int64_t per_seq) const {
+  const bool by_gemv = kernels::gemv_fits(batch_, w_.config.vocab, w_.config.hidden, kernels::GemvEpilogue::store, false) &&
+                       (decode_choice_.empty() || decode_choice_[lm_head].gemv);
+  return norms_in_projections(per_seq) && by_gemv;  // cuBLASLt can be faster on the LM head alone (H200)
 }
 
 void CudaDecoder::project(Projection p, std::int64_t rows, std::int64_t n, std::int64_t k, const void* x, const void* w,
@@ -301,7 +306,13 @@ void CudaDecoder::tune_decode_projections() {
         return ms * 1e3 / static_cast<double>(2 * layers);
       };
       ProjectionChoice& best = decode_choice_[static_cast<std::size_t>(p)];
+      // The fused step folds the RMSNorm before qkv, gate_up and the LM head into the GEMV: there
+      // the GEMV is timed with its prologue, and cuBLASLt with the norm kernel it then needs (a
+      // GEMV a few percent slower alone must not turn the whole step's fusions off).
+      const bool folds = fused_ && !fp8_ && (p == qkv || p == gate_up || p == lm_head);
+      const kernels::GemvNorm fold_norm{h_.as<float>(), final_norm_.as<float>(), static_cast<float>(c.rms_eps), h};
       double best_us = time_us([&](const void* w) {  // cuBLASLt, and the SwiGLU kernel where its epilogue has none
+        if (folds) kernels::rms_norm(h_.as<float>(), final_norm_.as<float>(), xn_.get(), m, 1, 0, h, fold_norm.eps);
         if (s.epilogue == GemvEpilogue::swiglu) {
           matmul(m, s.n, s.k).execute_on(s.x, w, gate_up_.get());
           kernels::swiglu(gate_up_.as<float>(), s.y, m, s.n / 2, inverse_of(unit));
@@ -310,12 +321,13 @@ void CudaDecoder::tune_decode_projections() {
         }
       });
       best.gemv = false;
-      std::string tried = fmt::format("cuBLASLt {:.1f}", best_us);
+      std::string tried = fmt::format("cuBLASLt{} {:.1f}", folds ? " with the norm kernel" : "", best_us);
       const kernels::GemvFp8 scaled{1, inverse_of(unit)};
       if (kernels::gemv_fits(m, s.n, s.k, s.epilogue, fp8_))
         for (const auto& config : kernels::gemv_configs()) {
           const double us = time_us([&](const void* w) {
-            kernels::gemv(s.x, w, s.y, m, s.n, s.k, s.epilogue, config, fp8_ ? &scaled : nullptr);
+            kernels::gemv(s.x, w, s.y, m, s.n, s.k, s.epilogue, config, fp8_ ? &scaled : nullptr,
+                          folds ? &fold_norm : nullptr);
           });
           tried += fmt::format(", {} {:.1f}", kernels::gemv_config_name(config), us);
           if (us < best_us) {
@@ -489,6 +501,8 @@ std::string CudaDecoder::family_notes() const {
   else if (fused_)
     out += fp8_ ? "; ':fused' asked, but the GEMV's norm prologue is bf16 only: norm kernels ran"
                 : "; ':fused' asked, but cuBLASLt runs a projection the norm would fold into: norm kernels ran";
+  if (fused_ && norms_in_projections(1) && !final_norm_in_head(1))
+    out += "; the final norm's own kernel (cuBLASLt was timed faster on the LM head with it)";
   if (c.qkv_bias) out += rope_in_qkv(1) ? "; q/k/v biases in the qkv GEMV's epilogue" : "; q/k/v biases in the RoPE kernel";
   if (c.o_bias) out += "; o bias added after o_proj";
   if (c.mlp_bias) out += "; MLP biases: gate/up in the SwiGLU kernel (not the GEMV's epilogue), down added after";
@@ -637,14 +651,15 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
   }
   // The last position of each sequence: per_seq rows apart.
   const kernels::GemvNorm final_norm{h_.as<float>() + (per_seq - 1) * hidden, final_norm_.as<float>(), eps, per_seq * hidden};
-  if (!fold) {
+  const bool fold_final = final_norm_in_head(per_seq);
+  if (!fold_final) {
     stage.emplace(timer, "final_norm", -1);
     kernels::rms_norm(h_.as<float>(), final_norm_.as<float>(), xn_.get(), batch_, per_seq, per_seq - 1, hidden, eps,
                       inverse_of(w_.head_scale));
   }
   stage.emplace(timer, "lm_head", -1);
   project(lm_head, batch_, c.vocab, hidden, xn_.get(), head_.get() ? head_.get() : embedding_.get(), logits_.get(),
-          GemvEpilogue::store, w_.head_scale, 0, fold ? &final_norm : nullptr);
+          GemvEpilogue::store, w_.head_scale, 0, fold_final ? &final_norm : nullptr);
   stage.emplace(timer, "sampling", -1);
   kernels::argmax(logits_.as<float>(), next_.as<std::int32_t>(), batch_, c.vocab, argmax_workspace_.get());
 }

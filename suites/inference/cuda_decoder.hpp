@@ -48,6 +48,7 @@ class CudaDecoder final : public Decoder {
   bool swiglu_in_gate_up(std::int64_t tokens_per_seq) const override;
   bool norms_in_projections(std::int64_t tokens_per_seq) const override;
   bool rope_in_qkv(std::int64_t tokens_per_seq) const override;
+  bool final_norm_in_head(std::int64_t tokens_per_seq) const override;
 
  private:
   struct Layer {

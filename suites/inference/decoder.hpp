@@ -45,9 +45,12 @@ class Decoder {
   // Whether a forward of `tokens_per_seq` tokens a sequence applies SwiGLU inside the gate/up
   // projection (then it times no "swiglu" stage of its own).
   virtual bool swiglu_in_gate_up(std::int64_t /*tokens_per_seq*/) const { return false; }
-  // Whether such a forward applies each RMSNorm in the next projection's prologue (then it
-  // times no attn_norm, mlp_norm or final_norm stage of its own).
+  // Whether such a forward applies each layer's RMSNorm in the next projection's prologue
+  // (then it times no attn_norm or mlp_norm stage of its own).
   virtual bool norms_in_projections(std::int64_t /*tokens_per_seq*/) const { return false; }
+  // Whether, with those, the final RMSNorm is in the LM head's prologue too (else it keeps
+  // its "final_norm" stage).
+  virtual bool final_norm_in_head(std::int64_t tokens_per_seq) const { return norms_in_projections(tokens_per_seq); }
   // Whether such a forward applies RoPE and writes the cache in the qkv projection's
   // epilogue (then it times no "rope" stage of its own).
   virtual bool rope_in_qkv(std::int64_t /*tokens_per_seq*/) const { return false; }

@@ -101,7 +101,7 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
           done();
         }
         work = stage_work(weights_.config, shape_.batch, shape_.context, 1, weights_.dtype, decoder_->swiglu_in_gate_up(1),
-                          decoder_->norms_in_projections(1), decoder_->rope_in_qkv(1));
+                          decoder_->norms_in_projections(1), decoder_->rope_in_qkv(1), decoder_->final_norm_in_head(1));
         break;
       case Scenario::generate:  // mixed forwards: a picture for the trace, no stage points
         decoder_->set_length(0);

@@ -209,7 +209,7 @@ Work serve_work_per_token(const ModelConfig& m, const std::vector<ScheduledReque
 
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::int64_t batch, std::int64_t start,
                                                     std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up,
-                                                    bool norms_in_projections, bool rope_in_qkv) {
+                                                    bool norms_in_projections, bool rope_in_qkv, bool final_norm_in_head) {
   const double e = activation_bytes(dtype), we = weight_bytes(dtype), f = 4.0;  // activations, weights, fp32
   const double b = static_cast<double>(batch), rows = b * static_cast<double>(tokens);
   const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.heads * m.head_dim);
@@ -259,6 +259,7 @@ std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& m, std::i
     // The norm's FLOPs move into the projection, which reads h (fp32) and the norm's weight
     // instead of the normalised activation; the norm's own write and read are gone.
     for (const auto& [norm, into] : {std::pair{"attn_norm", "qkv"}, {"mlp_norm", "gate_up"}, {"final_norm", "lm_head"}}) {
+      if (norm == std::string("final_norm") && !final_norm_in_head) continue;
       const auto n = find(norm);
       const double r = norm == std::string("final_norm") ? b : rows, layers = norm == std::string("final_norm") ? 1 : L;
       find(into)->work.flops += n->work.flops;

@@ -77,10 +77,12 @@ Work inference_work(const ModelConfig& model, const InferenceShape& shape, Dtype
 // step): attn_norm, mlp_norm and final_norm are part of qkv, gate_up and lm_head, which read
 // the fp32 residual instead of the normalised activation. `rope_in_qkv`: RoPE and the cache
 // write are the qkv projection's epilogue: "rope" is part of "qkv", which writes q (bf16)
-// and the cache instead of fp32 q, k and v.
+// and the cache instead of fp32 q, k and v. `final_norm_in_head` (with norms_in_projections):
+// the final norm in the LM head's prologue too; else it keeps its stage.
 std::vector<ScenarioInstance::StageWork> stage_work(const ModelConfig& model, std::int64_t batch, std::int64_t start,
                                                     std::int64_t tokens, Dtype dtype, bool swiglu_in_gate_up = false,
-                                                    bool norms_in_projections = false, bool rope_in_qkv = false);
+                                                    bool norms_in_projections = false, bool rope_in_qkv = false,
+                                                    bool final_norm_in_head = true);
 // Positions one sequence of the scenario reaches: the prompt and the output, or a decode
 // point's context and the steps a repetition times.
 std::int64_t positions_needed(const InferenceShape& shape);
