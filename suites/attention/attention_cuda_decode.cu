@@ -43,9 +43,11 @@ struct alignas(sizeof(T) * E > 16 ? 16 : sizeof(T) * E) Chunk {
   T x[E];
 };
 
-// The keys this launch attends: fixed at launch, or read from the device (a graph's replay).
-// A split past them walks none and leaves an empty partial.
-__device__ inline std::int64_t keys_attended(const DecodeArgs& a) { return a.skv_on_device ? *a.skv_on_device : a.skv; }
+// The keys sequence b attends: fixed at launch, or read from the device (a graph's replay,
+// a ragged batch's own lengths). A split past them walks none and leaves an empty partial.
+__device__ inline std::int64_t keys_attended(const DecodeArgs& a, std::int64_t b) {
+  return a.keys_per_sequence ? a.keys_per_sequence[b] : a.skv_on_device ? *a.skv_on_device : a.skv;
+}
 
 // Per partial: m, l, then D outputs, for each (b, hq, split).
 __device__ inline std::int64_t partial_index(std::int64_t bh, int split, int splits, std::int64_t d) {
@@ -250,7 +252,7 @@ __global__ void __launch_bounds__(kWarps* kWarp) decode_split(DecodeArgs a) {
   const std::int64_t b = r.b, kvh = r.kvh;
   const int rows = r.n;
   const int split = blockIdx.y;
-  const std::int64_t skv = keys_attended(a);
+  const std::int64_t skv = keys_attended(a, b);
   const std::int64_t chunk = (skv + a.splits - 1) / a.splits;
   const std::int64_t k0 = split * chunk, k1 = min(skv, k0 + chunk);
   const float scale = rsqrtf(static_cast<float>(D));
@@ -365,7 +367,7 @@ __global__ void __launch_bounds__(kWarps* kWarp, D == 64 ? 4 : 0) decode_split_m
   const BlockRows r = block_rows<GP, false>(a);  // the whole group: one pass
   const std::int64_t b = r.b, kvh = r.kvh;
   const int split = blockIdx.y;
-  const std::int64_t skv = keys_attended(a);
+  const std::int64_t skv = keys_attended(a, b);
   const std::int64_t chunk = (skv + a.splits - 1) / a.splits;
   const std::int64_t k0 = split * chunk, k1 = min(skv, k0 + chunk);
   load_block_table(a, b, k0, k1, table);

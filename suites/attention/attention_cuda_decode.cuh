@@ -26,6 +26,10 @@ struct DecodeArgs {
   // only the bound the splits were chosen for: one launch that a CUDA graph replays over a
   // cache growing by a key a step. Needs `capacity`.
   const std::int32_t* skv_on_device = nullptr;
+  // When set, sequence b attends keys_per_sequence[b] keys (a ragged batch: the serve
+  // scenario's decode rows, each at its own position); skv is the bound its splits were
+  // chosen for. Needs `capacity`.
+  const std::int32_t* keys_per_sequence = nullptr;
   // Launched as a programmatic dependent launch (devices/cuda/gpu_pdl.cuh) where the GPU and
   // build allow it: the decoder's chain, whose previous kernel writes q and the newest key.
   // The kernel lets the next one start at once and waits for the previous one before it

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "harness/errors.hpp"
+#include "suites/attention/attention_cuda_decode.cuh"
 #include "suites/inference/cuda_decoder_kernels.cuh"
 #include "suites/inference/cuda_serve_kernels.cuh"
 
@@ -67,6 +68,12 @@ CudaServeDecoder::CudaServeDecoder(const DecoderWeights& w, std::int64_t blocks,
   k_cache_ = gpu::DeviceBuffer(cache);
   v_cache_ = gpu::DeviceBuffer(cache);
   rope_table_ = upload(kernels::rope_table(max_context, c.rope_inverse_frequencies(), c.rope_amplitude()));
+  const std::int64_t group = c.heads / c.kv_heads;
+  // The split kernel's paged reads take blocks of 16 or 32 positions.
+  split_decode_ = (c.head_dim == 64 || c.head_dim == 128) && c.heads % c.kv_heads == 0 && group <= attention::kMaxDecodeGroup &&
+                  (page == 16 || page == 32);
+  if (split_decode_) resident_blocks_ = attention::decode_resident_blocks(Dtype::bf16, c.head_dim, group);
+  decode_table_width_ = (max_context + page - 1) / page;
   ensure_rows(1, 1, 1);
 }
 
@@ -100,6 +107,9 @@ void CudaServeDecoder::ensure_rows(std::int64_t rows, std::int64_t sampled, std:
     xn_ = b16(c.hidden);
     qkv_ = f32(c.qkv_width());
     attn_ = b16(c.heads * c.head_dim);
+    q16_ = b16(c.heads * c.head_dim);
+    decode_tables_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows * decode_table_width_) * 4);
+    decode_keys_ = gpu::DeviceBuffer(static_cast<std::size_t>(rows) * 4);
     gate_up_ = f32(2 * c.intermediate);
     act_ = b16(c.intermediate);
     rows_ = rows;
@@ -132,6 +142,64 @@ void CudaServeDecoder::prepare_steps(std::int64_t token_budget, std::int64_t max
     matmul(m, c.hidden, c.intermediate);
   }
   for (std::int64_t rows = 1; rows <= max_sequences; rows = bucket(rows) + 1) matmul(bucket(rows), c.vocab, c.hidden);
+  if (split_decode_)  // the most splits a step of up to max_sequences decode rows can choose
+    for (std::int64_t rows = 1; rows <= max_sequences; ++rows)
+      ensure_decode_workspace(rows, attention::decode_splits(rows, c.kv_heads, max_context_, resident_blocks_));
+}
+
+void CudaServeDecoder::ensure_decode_workspace(std::int64_t rows, int splits) {
+  const auto& c = w_.config;
+  const auto floats = attention::decode_workspace_floats(rows, c.heads, c.kv_heads, c.head_dim, splits);
+  if (static_cast<std::size_t>(floats) * 4 > decode_workspace_.bytes()) {
+    decode_workspace_ = gpu::DeviceBuffer(static_cast<std::size_t>(floats) * 4);
+    ROOFTOP_GPU_CHECK(cudaMemsetAsync(decode_workspace_.get(), 0, decode_workspace_.bytes(), gpu::stream()));
+    workspace_rows_ = rows;
+    workspace_splits_ = splits;
+  }
+  if (rows != workspace_rows_ || splits != workspace_splits_) {
+    // The tickets sit after the partials, where they fall for this shape: another shape's
+    // partials may have left values there. Each launch leaves its own tickets at zero.
+    const auto partials = attention::decode_workspace_floats(rows, c.heads, c.kv_heads, c.head_dim, splits) - rows * c.heads;
+    ROOFTOP_GPU_CHECK(cudaMemsetAsync(decode_workspace_.as<float>() + partials, 0, static_cast<std::size_t>(rows * c.heads) * 4,
+                                      gpu::stream()));
+    workspace_rows_ = rows;
+    workspace_splits_ = splits;
+  }
+}
+
+void CudaServeDecoder::queue_attention(std::int64_t layer, std::int64_t rows, std::int64_t decode_rows, const void* kc,
+                                       const void* vc) {
+  const auto& c = w_.config;
+  const kernels::RaggedRows where{pos_.as<std::int32_t>(), table_at_.as<std::int32_t>(), tables_.as<std::int32_t>(), page_};
+  const std::int64_t window = c.window(layer) > 0 && c.window(layer) < max_context_ ? c.window(layer) : 0;
+  const std::int64_t split_rows = window ? 0 : decode_rows;  // the split kernel attends every key: no window
+  if (split_rows > 0) {
+    attention::DecodeArgs a{};
+    a.dtype = Dtype::bf16;
+    a.b = split_rows;
+    a.hq = c.heads;
+    a.hkv = c.kv_heads;
+    a.skv = *std::max_element(host_decode_keys_.begin(), host_decode_keys_.end());  // the bound its splits were chosen for
+    a.keys_per_sequence = decode_keys_.as<std::int32_t>();
+    a.capacity = decode_table_width_ * page_;
+    a.block = page_;
+    a.block_table = decode_tables_.as<std::int32_t>();
+    a.d = c.head_dim;
+    a.q = q16_.get();
+    a.k = kc;
+    a.v = vc;
+    a.o = attn_.get();
+    a.partial = decode_workspace_.as<float>();
+    a.splits = decode_splits_;
+    attention::launch_decode(a);
+  }
+  if (rows > split_rows) {
+    const std::int64_t r0 = split_rows, width = c.qkv_width();
+    const kernels::RaggedRows rest{where.pos + r0, where.table_at + r0, where.tables, page_};
+    kernels::ragged_attention(qkv_.as<float>() + r0 * width, kc, vc,
+                              static_cast<char*>(attn_.get()) + static_cast<std::size_t>(r0 * c.heads * c.head_dim) * 2,
+                              rows - r0, rest, c.heads, c.kv_heads, c.head_dim, window);
+  }
 }
 
 void CudaServeDecoder::forward_chunks(std::span<const std::int32_t> tokens, std::span<const SequenceChunk> chunks,
@@ -141,6 +209,9 @@ void CudaServeDecoder::forward_chunks(std::span<const std::int32_t> tokens, std:
   host_table_at_.clear();
   host_tables_.clear();
   host_sample_rows_.clear();
+  host_decode_tables_.clear();
+  host_decode_keys_.clear();
+  bool leading = true;  // the leading run of one-token chunks: the split kernel's rows
   for (const auto& ch : chunks) {
     if (ch.tokens <= 0 || ch.start < 0 || ch.start + ch.tokens > max_context_ ||
         static_cast<std::int64_t>(ch.blocks.size()) * page_ < ch.start + ch.tokens)
@@ -155,7 +226,15 @@ void CudaServeDecoder::forward_chunks(std::span<const std::int32_t> tokens, std:
       host_table_at_.push_back(at);
     }
     if (ch.sample) host_sample_rows_.push_back(static_cast<std::int32_t>(host_pos_.size() - 1));
+    leading = leading && ch.tokens == 1 && split_decode_;
+    if (leading) {
+      host_decode_keys_.push_back(static_cast<std::int32_t>(ch.start + 1));
+      const auto used = (ch.start + 1 + page_ - 1) / page_;  // the blocks its keys are in
+      host_decode_tables_.insert(host_decode_tables_.end(), ch.blocks.begin(), ch.blocks.begin() + used);
+      host_decode_tables_.resize(host_decode_tables_.size() + static_cast<std::size_t>(decode_table_width_ - used), 0);
+    }
   }
+  const auto decode_rows = static_cast<std::int64_t>(host_decode_keys_.size());
   const auto rows = static_cast<std::int64_t>(host_pos_.size()), sampled = static_cast<std::int64_t>(host_sample_rows_.size());
   if (static_cast<std::int64_t>(tokens.size()) != rows || static_cast<std::int64_t>(next.size()) < sampled)
     throw std::logic_error("forward_chunks: token or output count");
@@ -165,6 +244,13 @@ void CudaServeDecoder::forward_chunks(std::span<const std::int32_t> tokens, std:
   to_device(table_at_, host_table_at_);
   to_device(tables_, host_tables_);
   to_device(sample_rows_, host_sample_rows_);
+  to_device(decode_tables_, host_decode_tables_);
+  to_device(decode_keys_, host_decode_keys_);
+  if (decode_rows > 0) {
+    const auto longest = *std::max_element(host_decode_keys_.begin(), host_decode_keys_.end());
+    decode_splits_ = attention::decode_splits(decode_rows, c.kv_heads, longest, resident_blocks_);
+    ensure_decode_workspace(decode_rows, decode_splits_);
+  }
   const kernels::RaggedRows where{pos_.as<std::int32_t>(), table_at_.as<std::int32_t>(), tables_.as<std::int32_t>(), page_};
   const std::int64_t mm = bucket(rows), hidden = c.hidden, d = c.head_dim;
   const float eps = static_cast<float>(c.rms_eps);
@@ -176,10 +262,9 @@ void CudaServeDecoder::forward_chunks(std::span<const std::int32_t> tokens, std:
     void* vc = static_cast<char*>(v_cache_.get()) + static_cast<std::size_t>(l) * layer_cache;
     kernels::rms_norm(h_.as<float>(), L.attn_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
     matmul(mm, c.qkv_width(), hidden).execute_on(xn_.get(), L.qkv.get(), qkv_.get());
-    kernels::ragged_rope_and_cache(qkv_.as<float>(), kc, vc, rope_table_.as<float>(), rows, where, c.heads, c.kv_heads, d,
-                                   or_null(L.qkv_bias));
-    const std::int64_t window = c.window(l) > 0 && c.window(l) < max_context_ ? c.window(l) : 0;
-    kernels::ragged_attention(qkv_.as<float>(), kc, vc, attn_.get(), rows, where, c.heads, c.kv_heads, d, window);
+    kernels::ragged_rope_and_cache(qkv_.as<float>(), kc, vc, q16_.get(), rope_table_.as<float>(), rows, where, c.heads,
+                                   c.kv_heads, d, or_null(L.qkv_bias));
+    queue_attention(l, rows, decode_rows, kc, vc);
     matmul(mm, hidden, c.heads * d).execute_on(attn_.get(), L.o.get(), h_.get(), 1, 1);  // h += attn Wo^T
     if (L.o_bias.bytes()) kernels::add_bias(h_.as<float>(), L.o_bias.as<float>(), rows, hidden);
     kernels::rms_norm(h_.as<float>(), L.mlp_norm.as<float>(), xn_.get(), rows, 1, 0, hidden, eps);
@@ -219,9 +304,10 @@ void CudaServeDecoder::poison_logits() {
 std::string CudaServeDecoder::implementation() const {
   std::string algo;
   if (!matmuls_.empty()) algo = matmuls_.begin()->second->algorithm();
-  return fmt::format("{} matmuls ({}, rows padded to buckets); rooftop ragged paged attention and RoPE (page {}), the decoder's "
-                     "norm, SwiGLU and argmax kernels; eager launches",
-                     gpu::kVendorMatmulName, algo, page_);
+  return fmt::format("{} matmuls ({}, rows padded to buckets); {}rooftop ragged paged attention{} and RoPE (page {}), the "
+                     "decoder's norm, SwiGLU and argmax kernels; eager launches",
+                     gpu::kVendorMatmulName, algo, split_decode_ ? "decode rows on the split-KV decode kernel, " : "",
+                     split_decode_ ? " for prefill rows" : " (generic: no split kernel for this head dim or group)", page_);
 }
 
 }  // namespace rooftop::inference

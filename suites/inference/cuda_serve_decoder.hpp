@@ -1,11 +1,12 @@
 #pragma once
 // The serve scenario's decoder on a CUDA GPU, bf16: cuBLASLt for every projection and the
 // LM head (the residual added by the matmul itself), the decoder's kernels for the
-// embedding, norms, SwiGLU and argmax (cuda_decoder_kernels.cuh), and ragged kernels for
-// RoPE with the cache write and attention over each row's own blocks (cuda_serve_kernels.cuh).
+// embedding, norms, SwiGLU and argmax (cuda_decoder_kernels.cuh), ragged kernels for RoPE
+// with the cache write and for the prefill rows' attention over their own blocks
+// (cuda_serve_kernels.cuh), and the decode rows' attention on the split-KV kernel the decode
+// scenario runs (attention_cuda_decode.cuh), each row over its own length of its paged cache.
 // A step's matmul rows are padded to a bucket (exact to 8, then a multiple of 16), every
-// bucket's matmul made before the timing. Eager launches for now; CUDA graphs by
-// batch-size bucket are the next step (docs/inference.md).
+// bucket's matmul made before the timing. Eager launches (docs/inference.md).
 #include <map>
 #include <memory>
 #include <string>
@@ -42,10 +43,25 @@ class CudaServeDecoder final : public PagedDecoder {
   gpu::VendorMatmul& matmul(std::int64_t m, std::int64_t n, std::int64_t k);
   void ensure_rows(std::int64_t rows, std::int64_t sampled, std::int64_t table_entries);
   static std::int64_t bucket(std::int64_t rows) { return rows <= 8 ? rows : (rows + 15) / 16 * 16; }
+  // The split decode kernel's workspace for `rows` decode rows at `splits`, grown (and zeroed)
+  // when a step needs more; a step whose shape differs from the last one's zeroes its tickets.
+  void ensure_decode_workspace(std::int64_t rows, int splits);
+  // Queues the step's attention for one layer: the leading `decode_rows` rows (one new token
+  // each) on the split kernel where it runs, every other row on the ragged kernel.
+  void queue_attention(std::int64_t layer, std::int64_t rows, std::int64_t decode_rows, const void* kc, const void* vc);
 
   const DecoderWeights& w_;
   std::int64_t blocks_, page_, max_context_, layers_;
   std::int64_t rows_ = 0, sampled_cap_ = 0, tables_cap_ = 0, last_sampled_ = 0;
+  // The split decode kernel: whether it runs this model (head dim 64 or 128, groups 1 to 16),
+  // its resident blocks, and this step's decode rows' block tables [row][max blocks a
+  // sequence] and keys attended; the workspace's last shape.
+  bool split_decode_ = false;
+  int resident_blocks_ = 0, decode_splits_ = 0;
+  std::int64_t decode_table_width_ = 0, workspace_rows_ = -1;
+  int workspace_splits_ = -1;
+  gpu::DeviceBuffer q16_, decode_tables_, decode_keys_, decode_workspace_;
+  std::vector<std::int32_t> host_decode_tables_, host_decode_keys_;
   gpu::DeviceBuffer embedding_, head_, final_norm_, k_cache_, v_cache_, rope_table_;
   std::vector<Layer> layer_weights_;
   // A step's: token ids, positions, block-table offsets a row, block tables, sampled rows.

@@ -18,12 +18,14 @@ struct RaggedRows {
 };
 
 // RoPE on q and k of every row (plus `bias` [q; k; v] when not null, before the rotation),
-// then k and v into the layer's cache at the row's position. `table`: rope_table's.
-void ragged_rope_and_cache(float* qkv, void* k_cache, void* v_cache, const float* table, std::int64_t rows,
+// then k and v into the layer's cache at the row's position, and q as bf16 into `q16`
+// [rows][heads][d] (the split decode kernel's input). `table`: rope_table's.
+void ragged_rope_and_cache(float* qkv, void* k_cache, void* v_cache, void* q16, const float* table, std::int64_t rows,
                            const RaggedRows& where, std::int64_t heads, std::int64_t kv_heads, std::int64_t d,
                            const float* bias);
 // Causal GQA attention of each row over its sequence's cache up to its position (a sliding
-// `window` > 0 bounds it), online softmax in fp32, out bf16 [rows][heads][d].
+// `window` > 0 bounds it), online softmax in fp32, out bf16 [rows][heads][d]. Groups of 1 to
+// 16 query heads a KV head, head dims multiples of 8 up to 256 (std::invalid_argument else).
 void ragged_attention(const float* qkv, const void* k_cache, const void* v_cache, void* out, std::int64_t rows,
                       const RaggedRows& where, std::int64_t heads, std::int64_t kv_heads, std::int64_t d, std::int64_t window);
 // out[i] = h[which[i]] for `count` rows of `hidden` (the sampled rows before the final norm).

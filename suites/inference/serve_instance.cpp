@@ -149,7 +149,9 @@ ScenarioRepetition ServeInstance::repetition_of(const Point& p, double rate) {
                  {"slo_met_fraction", s.measured ? static_cast<double>(s.meeting_slo) / static_cast<double>(s.measured) : 0},
                  {"batch_mean", s.batch_mean}, {"batch_max", s.batch_max},
                  {"cache_occupancy_mean", s.occupancy_mean}, {"cache_occupancy_max", s.occupancy_max},
-                 {"backlog_growth", s.backlog_growth}, {"valid", s.valid ? 1.0 : 0.0}};
+                 {"backlog_growth", s.backlog_growth}, {"wait_growth_s", s.wait_growth_s},
+                 {"wait_noise_s", s.wait_noise_s},
+                 {"valid", s.valid ? 1.0 : 0.0}};
   return rep;
 }
 
