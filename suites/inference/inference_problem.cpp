@@ -327,8 +327,9 @@ void check_tensor_parallel(const ModelConfig& m, const InferenceShape& s, Dtype 
                           "launch {} of them, e.g. mpirun -np {} rooftop run --suite inference --backend {} --shape {} "
                           "(srun -n {} under Slurm)", shape_text, m.name, s.tp, s.tp, s.tp, backend, shape_text, s.tp)
             : fmt::format("inference shape {} asks for tp{}, but {} ranks were launched: every rank of a run is one "
-                          "tensor-parallel rank; give the shape :tp{}, or launch mpirun -np {}",
-                          shape_text, s.tp, ranks.ranks, ranks.ranks, s.tp));
+                          "tensor-parallel rank; give the shape :tp{}, or {}",
+                          shape_text, s.tp, ranks.ranks, ranks.ranks,
+                          s.tp == 1 ? "run it without mpirun" : fmt::format("launch mpirun -np {}", s.tp)));
   if (ranks.available_bytes <= 0) return;
   const int sharing = gpu ? 1 : ranks_on_this_host(ranks.ranks);
   const double have = ranks.available_bytes / sharing, need = rank_memory_bytes(m, s, dtype, s.tp, !gpu && s.tp > 1);
@@ -341,10 +342,13 @@ void check_tensor_parallel(const ModelConfig& m, const InferenceShape& s, Dtype 
                               rank_memory_bytes(m, s, dtype, tp, false) / 0x1p30, way_out);
         break;
       }
-  throw InputError(fmt::format("inference shape {} ({}) needs {:.1f} GiB a rank at tp{} ({:.1f} GiB of weights), but "
+  const double shard = rank_config(m, tensor_parallel_slice(m, s.tp, 0)).matmul_parameters() * weight_bytes(dtype);
+  throw InputError(fmt::format("inference shape {} ({}) needs {:.1f} GiB a rank at tp{} ({:.1f} GiB of weights{}), but "
                                "a rank has {:.1f} GiB ({}): {}",
-                               shape_text, dtype_name(dtype), need / 0x1p30, s.tp,
-                               rank_config(m, tensor_parallel_slice(m, s.tp, 0)).matmul_parameters() * weight_bytes(dtype) / 0x1p30,
+                               shape_text, dtype_name(dtype), need / 0x1p30, s.tp, shard / 0x1p30,
+                               !gpu && s.tp > 1 ? fmt::format(", and the whole model's {:.1f} GiB a CPU rank slices them from",
+                                                              rank_memory_bytes(m, s, dtype, 1, false) / 0x1p30)
+                                                : "",
                                have / 0x1p30,
                                gpu ? "the device's free memory"
                                    : fmt::format("the host's available memory{}", sharing > 1 ? fmt::format(" shared by {} ranks", sharing) : ""),
