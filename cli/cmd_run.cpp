@@ -152,7 +152,9 @@ int execute_run(RunFlags& f) {
   const auto& backend = find_backend(o.backend);
   const bool lockstep = runs_in_lockstep(o);
   std::unique_ptr<Transport> transport;
-  if (lockstep) transport = backend.make_transport();  // MPI_Init before anything prints
+  // Ranks in lockstep (collectives), or a scenario suite's tensor-parallel ranks under an
+  // MPI launcher (inference :tpN): MPI_Init before anything prints.
+  if (lockstep || (launched_by_mpi() && measurement_of(o) == Measurement::scenario)) transport = backend.make_transport();
   const bool writer = !transport || transport->writes_results();
   // Input errors (suite, dtype, shape, filter) before anything is measured. A rank that
   // refuses its arguments alone would leave the others waiting for it.

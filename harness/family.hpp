@@ -34,6 +34,7 @@ struct PlanContext {
   std::vector<std::int32_t> prompt = {};  // a user's shapes: the prompt's token ids (RunOptions::prompt)
   std::string slo = {};     // inference serve points: the objective as given (RunOptions::slo)
   bool sweep_rate = false;  // inference serve points: search the highest rate meeting it
+  double available_memory_bytes = 0;  // the backend's (a device's, or the host's); 0: unknown
 };
 
 // What an instance is set up with.

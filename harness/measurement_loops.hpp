@@ -23,6 +23,9 @@ void run_lockstep_loop(const RunOptions& options, PointPipeline& pipeline, Trans
 
 // Each point's instance runs its scenario (a prefill, decode steps, a generation) once to
 // warm up, then once a repetition; the instance times itself and reports its own measures.
-void run_scenario_loop(const RunOptions& options, PointPipeline& pipeline);
+// `transport` (several ranks, a tensor-parallel run): every rank runs every point in step
+// (the ranks agree on the plan, on each point's set-up and on an interrupt), each rank's
+// collectives bounded by options.comm_timeout_s; rank 0 writes.
+void run_scenario_loop(const RunOptions& options, PointPipeline& pipeline, Transport* transport = nullptr);
 
 }  // namespace rooftop

@@ -49,6 +49,9 @@ struct Problem {
   // choice came from ("tuned 2026-11-24T14:50:00Z", "default (...)"); the results module writes
   // both into the results' params ("tile", "tile_source").
   std::string tile{}, tile_source{};
+  // The name its inputs' seed is derived from (empty: name()): points that must draw the same
+  // inputs share one (an inference model split over tp ranks and the same on one rank).
+  std::string seed_key{};
 
   // "gemm/cpu/bf16/m2048_n2048_k2048": the benchmark name and the key of baselines.
   std::string name() const { return family + "/" + backend + "/" + std::string(dtype_name(dtype)) + "/" + shape; }
@@ -122,6 +125,10 @@ class ScenarioInstance : public Instance {
   struct StageWork {
     std::string name;
     Work work;
+    // The stage record's parameters: empty, or a collective's own words where the stage is
+    // one (a tensor-parallel all-reduce: collective, size_bytes, ranks, bus_factor), which
+    // draw it as the collectives suite's points are, against the run's link.
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
   };
   // One more run of the scenario with every stage timed into `recorder` (a profiling pass:
   // no sample); returns each stage's work a forward, or nothing where the instance has no

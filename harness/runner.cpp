@@ -168,7 +168,7 @@ void apply_tiles(const RunOptions& options, std::vector<Problem>& points) {
 std::vector<Problem> plan_points(const RunOptions& o, double available, int ranks) {
   std::vector<Problem> planned;
   const NameFilter filter(o.filter, "--filter");
-  const PlanContext context{o.tier, o.backend, ranks, o.prompt, o.slo, o.sweep_rate};
+  const PlanContext context{o.tier, o.backend, ranks, o.prompt, o.slo, o.sweep_rate, available};
   std::vector<std::string> all_names, suite_names;
   std::set<std::string> seen;
   for (const auto* family : selected_families(o)) {
@@ -256,7 +256,7 @@ RunResults run_points(const RunOptions& options, const Backend& backend, RunMeta
   switch (kind) {
     case Measurement::kernel_loop: run_kernel_loop(o, pipeline); break;
     case Measurement::lockstep_ranks: run_lockstep_loop(o, pipeline, *transport); break;
-    case Measurement::scenario: run_scenario_loop(o, pipeline); break;
+    case Measurement::scenario: run_scenario_loop(o, pipeline, transport); break;
   }
   std::signal(SIGINT, previous);
   interrupted = g_interrupted.load();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/backend.hpp"
+#include "harness/family.hpp"
 #include "harness/results.hpp"
 #include "harness/tier.hpp"
 
@@ -61,6 +62,8 @@ void apply_tiles(const RunOptions& options, std::vector<Problem>& points);
 // True when the suites asked for run on several ranks in lockstep (collectives): the run
 // then needs the backend's transport. Throws InputError as plan_points does.
 bool runs_in_lockstep(const RunOptions& options);
+// How the selected suites' points are measured (the first suite's kind).
+Measurement measurement_of(const RunOptions& options);
 
 // Measures every planned point. `metadata` carries device, ceilings and provenance;
 // `transport` the ranks of a lockstep run (null otherwise). Returns the results (also

@@ -58,9 +58,10 @@ class StageRecorder {
 };
 
 // The spans as Chrome trace events ("X" complete events, microseconds) in process `pid`
-// named `process` (one a point), thread 1 the host; layers and forwards enclose their stages.
+// named `process` (one a point), thread `tid` named `thread` (the host; a rank's track where
+// several ranks run the point); layers and forwards enclose their stages.
 void append_trace_events(nlohmann::ordered_json& events, const std::vector<StageSpan>& spans, int pid,
-                         const std::string& process);
+                         const std::string& process, int tid = 1, const std::string& thread = "host");
 // {"traceEvents": [...], "displayTimeUnit": "ms"}, written atomically.
 void write_trace(const std::filesystem::path& path, const nlohmann::ordered_json& events);
 

@@ -61,15 +61,32 @@ struct CpuDecoder::Linear {
   bool gemv = false;  // our GEMV (cpu_gemv.cpp) measured faster than oneDNN for these few rows
 };
 
-CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers)
-    : w_(w), batch_(batch), max_context_(max_context),
+namespace {
+
+TensorParallelSlice slice_of(const DecoderWeights& w, const TensorParallelGroup* group) {
+  return group ? tensor_parallel_slice(w.config, group->tp(), group->rank()) : TensorParallelSlice{};
+}
+
+std::unique_ptr<const DecoderWeights> shard_of(const DecoderWeights& w, const TensorParallelGroup* group,
+                                               const TensorParallelSlice& slice, std::int64_t layers) {
+  if (!group || group->tp() == 1) return nullptr;
+  return std::make_unique<const DecoderWeights>(shard_decoder_weights(w, slice, layers));
+}
+
+}  // namespace
+
+CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers,
+                       std::shared_ptr<TensorParallelGroup> group)
+    : group_(group && group->tp() > 1 ? std::move(group) : nullptr), slice_(slice_of(w, group_.get())),
+      shard_(shard_of(w, group_.get(), slice_, layers)), model_kv_heads_(w.config.kv_heads), model_vocab_(w.config.vocab),
+      w_(shard_ ? *shard_ : w), batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
       blocks_(batch), page_(max_context), engine_(std::make_unique<Engine>()),
       rope_frequencies_(w.config.rope_inverse_frequencies()) {
   if (w.dtype != Dtype::fp32 && w.dtype != Dtype::bf16)
     throw PointSkipped(fmt::format("the CPU decoder runs fp32 and bf16, not {} (fp8 weights are the CUDA backend's)",
                                    dtype_name(w.dtype)));
-  const auto& c = w.config;
+  const auto& c = w_.config;
   const std::size_t elem = input_size(w.dtype);
   const auto cache = static_cast<std::size_t>(layers_ * blocks_ * c.kv_heads * page_ * c.head_dim);
   k_cache_.assign(cache * elem, 0);
@@ -84,7 +101,7 @@ CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t
 }
 
 CpuDecoder::CpuDecoder(const DecoderWeights& w, PagedCache cache, std::int64_t max_context, std::int64_t layers)
-    : w_(w), batch_(1), max_context_(max_context),
+    : model_kv_heads_(w.config.kv_heads), model_vocab_(w.config.vocab), w_(w), batch_(1), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
       blocks_(cache.blocks), page_(cache.page), engine_(std::make_unique<Engine>()),
       rope_frequencies_(w.config.rope_inverse_frequencies()) {
@@ -92,7 +109,7 @@ CpuDecoder::CpuDecoder(const DecoderWeights& w, PagedCache cache, std::int64_t m
     throw PointSkipped(fmt::format("the CPU decoder runs fp32 and bf16, not {} (fp8 weights are the CUDA backend's)",
                                    dtype_name(w.dtype)));
   if (cache.blocks <= 0 || cache.page <= 0) throw std::logic_error("a paged cache needs blocks and a page size");
-  const auto& c = w.config;
+  const auto& c = w_.config;
   const auto elements = static_cast<std::size_t>(layers_ * blocks_ * c.kv_heads * page_ * c.head_dim);
   k_cache_.assign(elements * input_size(w.dtype), 0);
   v_cache_.assign(elements * input_size(w.dtype), 0);
@@ -201,8 +218,35 @@ std::string CpuDecoder::implementation() const {
     gemv += l->gemv ? 1 : 0;
     ++total;
   }
-  return fmt::format("oneDNN {} matmuls{}; rooftop CPU attention, RMSNorm, RoPE, SwiGLU", onednn,
-                     gemv ? fmt::format(" (rooftop's GEMV where faster: {} of {} shapes)", gemv, total) : "");
+  return fmt::format("oneDNN {} matmuls{}; rooftop CPU attention, RMSNorm, RoPE, SwiGLU{}", onednn,
+                     gemv ? fmt::format(" (rooftop's GEMV where faster: {} of {} shapes)", gemv, total) : "",
+                     group_ ? fmt::format("; tensor parallel over {} ranks ({}), fp32 all-reduces", group_->tp(),
+                                          group_->transport().name())
+                            : "");
+}
+
+std::string CpuDecoder::implementation_label() const {
+  return group_ ? fmt::format("oneDNN + rooftop, tp{}", group_->tp()) : "oneDNN + rooftop";
+}
+
+const std::vector<float>& CpuDecoder::logits() {
+  if (!group_ || gathered_) return group_ ? all_logits_ : logits_;
+  // Each rank's slice padded to the largest (the first rank's), gathered, then laid out by vocabulary.
+  const int tp = group_->tp();
+  const std::int64_t local = w_.config.vocab, widest = even_split(model_vocab_, tp, 0).count;
+  padded_.assign(static_cast<std::size_t>(sampled_ * widest), 0.0f);
+  for (std::int64_t b = 0; b < sampled_; ++b)
+    std::copy_n(logits_.data() + b * local, local, padded_.data() + b * widest);
+  std::vector<float> gathered(padded_.size() * static_cast<std::size_t>(tp));
+  group_->all_gather(padded_.data(), padded_.size(), gathered.data());
+  all_logits_.assign(static_cast<std::size_t>(sampled_ * model_vocab_), 0.0f);
+  for (int q = 0; q < tp; ++q) {
+    const IndexRange part = even_split(model_vocab_, tp, q);
+    for (std::int64_t b = 0; b < sampled_; ++b)
+      std::copy_n(gathered.data() + (q * sampled_ + b) * widest, part.count, all_logits_.data() + b * model_vocab_ + part.begin);
+  }
+  gathered_ = true;
+  return all_logits_;
 }
 
 void CpuDecoder::set_length(std::int64_t length) {
@@ -212,13 +256,21 @@ void CpuDecoder::set_length(std::int64_t length) {
 
 void CpuDecoder::fill_cache_randomly(std::int64_t length, std::uint64_t seed) {
   set_length(length);
-  // Keys and values of unit scale, as RMSNorm'd activations through the projections give.
+  // Keys and values of unit scale, as RMSNorm'd activations through the projections give;
+  // each element drawn at its index in the whole model's cache, so that a tensor-parallel
+  // rank's kv heads hold what one rank's would.
   const std::size_t n = k_cache_.size() / input_size(w_.dtype);
-  std::vector<float> tmp(n);
+  const auto head = static_cast<std::size_t>(page_ * w_.config.head_dim);
+  const auto kv = static_cast<std::size_t>(w_.config.kv_heads), kv_all = static_cast<std::size_t>(model_kv_heads_),
+             first = static_cast<std::size_t>(slice_.kv_heads.begin);
   for (auto* cache : {&k_cache_, &v_cache_}) {
-    fill_uniform(tmp, seed++, -1.7f, 1.7f);
+    const std::uint64_t s = seed++;
 #pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) store(w_.dtype, cache->data(), i, tmp[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t block_head = i / head, g = block_head % kv;
+      const std::size_t global = ((block_head / kv) * kv_all + first + g) * head + i % head;
+      store(w_.dtype, cache->data(), i, static_cast<float>(uniform_at(s, global, -1.7, 1.7)));
+    }
   }
 }
 
@@ -385,6 +437,10 @@ void CpuDecoder::run_chunks(std::span<const std::int32_t> tokens, std::span<cons
     attention(l, chunks, qkv_.data(), attn_.data());
     stage.emplace(recorder_, "o_proj", li);
     run(linear(L.o.data(), mm, hidden, c.heads * d), attn_.data(), proj_.data());
+    if (group_) {  // each rank's heads' share of o_proj, summed
+      stage.emplace(recorder_, "o_proj_all_reduce", li);
+      group_->all_reduce(proj_.data(), static_cast<std::size_t>(rows * hidden));
+    }
     add_bias(proj_.data(), rows, L.o_bias);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
@@ -404,6 +460,10 @@ void CpuDecoder::run_chunks(std::span<const std::int32_t> tokens, std::span<cons
       }
     stage.emplace(recorder_, "down", li);
     run(linear(L.down.data(), mm, hidden, inter), act_.data(), proj_.data());
+    if (group_) {  // each rank's columns' share of down, summed
+      stage.emplace(recorder_, "down_all_reduce", li);
+      group_->all_reduce(proj_.data(), static_cast<std::size_t>(rows * hidden));
+    }
     add_bias(proj_.data(), rows, L.down_bias);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows * hidden; ++i) h_[static_cast<std::size_t>(i)] += proj_[static_cast<std::size_t>(i)];
@@ -417,6 +477,20 @@ void CpuDecoder::run_chunks(std::span<const std::int32_t> tokens, std::span<cons
   stage.emplace(recorder_, "lm_head", -1);
   run(linear(w_.head(), mm_sampled, c.vocab, hidden), xn_.data(), logits_.data());
   stage.emplace(recorder_, "sampling", -1);
+  sampled_ = sampled;
+  gathered_ = false;
+  if (group_) {  // each rank's best of its vocabulary slice, then the best of those
+    best_value_.resize(static_cast<std::size_t>(sampled));
+    best_index_.resize(static_cast<std::size_t>(sampled));
+    for (std::int64_t b = 0; b < sampled; ++b) {
+      const float* row = logits_.data() + b * c.vocab;
+      const auto at = std::max_element(row, row + c.vocab) - row;
+      best_value_[static_cast<std::size_t>(b)] = row[at];
+      best_index_[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(slice_.vocab.begin + at);
+    }
+    group_->argmax(best_value_, best_index_, next.first(static_cast<std::size_t>(sampled)));
+    return;
+  }
   for (std::int64_t b = 0; b < sampled; ++b) {
     const float* row = logits_.data() + b * c.vocab;
     next[static_cast<std::size_t>(b)] = static_cast<std::int32_t>(std::max_element(row, row + c.vocab) - row);

@@ -7,6 +7,10 @@
 // run's dtype, accumulation in fp32. The cache is blocks of positions: a uniform batch's
 // sequence has one block of max_context positions (the contiguous cache), the serve
 // scenario's sequences share a pool of small pages through block tables (PagedDecoder).
+// Tensor parallel (a TensorParallelGroup of tp > 1 ranks, one process each): the decoder
+// keeps its rank's shard (tensor_parallel.hpp), all-reduces the o_proj and down outputs
+// (fp32, one call each a layer), reduces the LM head's argmax over the vocabulary slices
+// and gathers the logits only where they are read (logits()).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -18,6 +22,7 @@
 
 #include "suites/inference/decoder.hpp"
 #include "suites/inference/paged_decoder.hpp"
+#include "suites/inference/tensor_parallel_group.hpp"
 
 namespace rooftop::inference {
 
@@ -29,8 +34,10 @@ class CpuDecoder final : public Decoder, public PagedDecoder {
   };
   // Batch `batch` sequences, each up to `max_context` positions, through the first `layers`
   // layers (all: -1; a slice for checks); throws PointSkipped when oneDNN has no matmul for
-  // the dtype here.
-  CpuDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1);
+  // the dtype here. `group` (tp > 1): this rank's part of the model, `weights` being the
+  // whole model's (the rank slices its shard from them).
+  CpuDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1,
+             std::shared_ptr<TensorParallelGroup> group = nullptr);
   // The serve scenario's decoder: a pool of `cache.blocks` blocks of `cache.page` positions,
   // sequences up to `max_context` positions, driven through forward_chunks.
   CpuDecoder(const DecoderWeights& weights, PagedCache cache, std::int64_t max_context, std::int64_t layers = -1);
@@ -51,10 +58,13 @@ class CpuDecoder final : public Decoder, public PagedDecoder {
   std::int64_t length() const override { return length_; }
   void set_length(std::int64_t length) override;
   void fill_cache_randomly(std::int64_t length, std::uint64_t seed) override;
-  const std::vector<float>& logits() override { return logits_; }
-  void poison_logits() override { std::fill(logits_.begin(), logits_.end(), std::numeric_limits<float>::quiet_NaN()); }
+  const std::vector<float>& logits() override;
+  void poison_logits() override {
+    std::fill(logits_.begin(), logits_.end(), std::numeric_limits<float>::quiet_NaN());
+    gathered_ = false;
+  }
   std::string implementation() const override;
-  std::string implementation_label() const override { return "oneDNN + rooftop"; }
+  std::string implementation_label() const override;
   void set_recorder(StageRecorder* recorder) override { recorder_ = recorder; }
 
  private:
@@ -73,7 +83,12 @@ class CpuDecoder final : public Decoder, public PagedDecoder {
   std::int64_t matmul_rows(std::int64_t rows) const;
   std::size_t cache_at(std::int64_t layer, std::int64_t block, std::int64_t kv_head, std::int64_t slot) const;
 
-  const DecoderWeights& w_;
+  // Tensor parallel: the group (null: one rank), the rank's slice and its shard of the weights.
+  std::shared_ptr<TensorParallelGroup> group_;
+  TensorParallelSlice slice_;
+  std::unique_ptr<const DecoderWeights> shard_;
+  std::int64_t model_kv_heads_, model_vocab_;  // the whole model's
+  const DecoderWeights& w_;  // the shard where tensor parallel, else the weights given
   StageRecorder* recorder_ = nullptr;
   std::int64_t batch_, max_context_, layers_, length_ = 0;
   std::int64_t blocks_, page_;  // the cache: blocks of page positions (contiguous: batch of max_context)
@@ -88,6 +103,12 @@ class CpuDecoder final : public Decoder, public PagedDecoder {
   std::vector<std::int64_t> row_pos_, row_chunk_, sample_rows_;  // a forward's rows: position, chunk; sampled rows
   std::vector<double> rope_frequencies_;  // the config's, scaling applied
   std::vector<std::uint8_t> xn_, attn_, act_;  // matmul inputs, dtype
+  // Tensor parallel: the last forward's sampled rows, their local argmax, and the whole
+  // vocabulary's logits once gathered (logits()).
+  std::int64_t sampled_ = 0;
+  std::vector<float> best_value_, padded_, all_logits_;
+  std::vector<std::int32_t> best_index_;
+  bool gathered_ = false;
 };
 
 }  // namespace rooftop::inference

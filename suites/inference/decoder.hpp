@@ -54,6 +54,8 @@ class Decoder {
   // Whether such a forward applies RoPE and writes the cache in the qkv projection's
   // epilogue (then it times no "rope" stage of its own).
   virtual bool rope_in_qkv(std::int64_t /*tokens_per_seq*/) const { return false; }
+  // Tensor parallel: the bytes of one element its all-reduces move (the CPU's: fp32).
+  virtual double all_reduce_element_bytes() const { return 4.0; }
 };
 
 // Makes a backend's decoder: `batch` sequences up to `max_context` positions through the

@@ -13,6 +13,7 @@
 
 #include "harness/dtype.hpp"
 #include "suites/inference/model_config.hpp"
+#include "suites/inference/tensor_parallel.hpp"
 
 namespace rooftop::inference {
 
@@ -75,5 +76,13 @@ void validate_checkpoint(const ModelConfig& config, const std::vector<std::files
 // `calibration_tokens` (each scale maps the largest magnitude seen to 448; larger values
 // later saturate, as with a checkpoint's input_scale).
 DecoderWeights quantize_to_fp8(DecoderWeights bf16, std::uint64_t seed, std::int64_t calibration_tokens = 8);
+
+// A tensor-parallel rank's shard of the first `layers` layers (all: -1) of `full`
+// (decoder_weights_shard.cpp): config rank_config(full.config, slice); q/k/v rows of its heads
+// and kv heads, gate/up rows and down columns of its intermediate range, o_proj columns of its
+// heads, LM head rows of its vocabulary (a copy of the embedding's where tied: lm_head is never
+// empty); the embedding, the norms and the row-parallel biases (o, down: added once, after the
+// all-reduce) whole. fp8 scales are per tensor: a slice keeps them.
+DecoderWeights shard_decoder_weights(const DecoderWeights& full, const TensorParallelSlice& slice, std::int64_t layers = -1);
 
 }  // namespace rooftop::inference

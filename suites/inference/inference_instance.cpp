@@ -14,6 +14,7 @@
 #include "harness/stage_trace.hpp"
 #include "harness/statistics.hpp"
 #include "suites/inference/inference_check.hpp"
+#include "suites/inference/tensor_parallel.hpp"
 
 namespace rooftop::inference {
 namespace {
@@ -83,6 +84,14 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
   decoder_->set_recorder(&recorder);
   const auto done = [&] { recorder.next_forward(); };
   std::vector<StageWork> work;
+  // Tensor parallel: a rank's stages (rank 0's share), and the all-reduces the split adds.
+  const ModelConfig& model = weights_.config;
+  const ModelConfig stages_of = shape_.tp > 1 ? rank_config(model, tensor_parallel_slice(model, shape_.tp, 0)) : model;
+  const auto with_all_reduces = [&](std::vector<StageWork> stages, std::int64_t rows) {
+    for (auto& st : all_reduce_stage_work(model, rows, shape_.tp, decoder_->all_reduce_element_bytes()))
+      stages.push_back(std::move(st));
+    return stages;
+  };
   try {
     switch (shape_.scenario) {
       case Scenario::prefill:
@@ -91,8 +100,9 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
           decoder_->forward(prompt_, shape_.prompt, next_);
           done();
         }
-        work = stage_work(weights_.config, shape_.batch, 0, shape_.prompt, weights_.dtype,
-                          decoder_->swiglu_in_gate_up(shape_.prompt));
+        work = with_all_reduces(stage_work(stages_of, shape_.batch, 0, shape_.prompt, weights_.dtype,
+                                           decoder_->swiglu_in_gate_up(shape_.prompt)),
+                                shape_.batch * shape_.prompt);
         break;
       case Scenario::decode:
         decoder_->set_length(shape_.context);
@@ -100,8 +110,10 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
           decoder_->forward(next_, 1, next_);
           done();
         }
-        work = stage_work(weights_.config, shape_.batch, shape_.context, 1, weights_.dtype, decoder_->swiglu_in_gate_up(1),
-                          decoder_->norms_in_projections(1), decoder_->rope_in_qkv(1), decoder_->final_norm_in_head(1));
+        work = with_all_reduces(stage_work(stages_of, shape_.batch, shape_.context, 1, weights_.dtype,
+                                           decoder_->swiglu_in_gate_up(1), decoder_->norms_in_projections(1),
+                                           decoder_->rope_in_qkv(1), decoder_->final_norm_in_head(1)),
+                                shape_.batch);
         break;
       case Scenario::generate:  // mixed forwards: a picture for the trace, no stage points
         decoder_->set_length(0);

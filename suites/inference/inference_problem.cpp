@@ -9,9 +9,13 @@
 #include <string_view>
 #include <vector>
 
+#include <cstdlib>
+
 #include "devices/backend_traits.hpp"
 #include "harness/errors.hpp"
+#include "suites/collectives/collective.hpp"
 #include "suites/inference/decoder_weights.hpp"
+#include "suites/inference/tensor_parallel.hpp"
 
 namespace rooftop::inference {
 namespace {
@@ -95,8 +99,8 @@ InferenceShape parse_inference_shape(std::string_view text) {
   const std::string whole(text);
   const auto usage = [&](std::string_view why) {
     return InputError(fmt::format("inference shape '{}': {}; write MODEL:prefill:BxP, MODEL:decode:BxC[:LAUNCH] or "
-                                  "MODEL:generate:BxPxG[:LAUNCH] (LAUNCH: eager or graph, on a GPU) or MODEL:serve:RATExN[:OPTION]..., "
-                                  "e.g. llama-3.2-1b:decode:1x512:graph", whole, why));
+                                  "MODEL:generate:BxPxG[:LAUNCH] (LAUNCH: eager or graph, on a GPU), each optionally :tpN (tensor parallel), "
+                                  "or MODEL:serve:RATExN[:OPTION]..., e.g. llama-3.2-1b:decode:1x512:graph", whole, why));
   };
   InferenceShape s;
   if (const auto at = text.find(":serve:"); at != std::string_view::npos) {
@@ -106,9 +110,23 @@ InferenceShape parse_inference_shape(std::string_view text) {
     s.serve = parse_serve_load(text.substr(at + 7));
     return s;
   }
-  // Options after the sizes, each once: the launch mode, the cache's pages.
+  // Options after the sizes, each once: the launch mode, the cache's pages, tensor parallel.
+  bool tp_given = false;
   for (bool found = true; found;) {
     found = false;
+    if (const auto colon = text.rfind(':'); colon != std::string_view::npos && text.substr(colon + 1).starts_with("tp")) {
+      const auto digits = text.substr(colon + 3);
+      int tp = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), tp);
+      if (ec != std::errc() || end != digits.data() + digits.size() || tp < 1 || tp > 1024)
+        throw usage(fmt::format("':{}' is not a tensor-parallel size: write :tp2, :tp4 or :tp8", text.substr(colon + 1)));
+      if (tp_given) throw usage("it names its tensor-parallel size twice");
+      tp_given = true;
+      s.tp = tp;
+      text.remove_suffix(text.size() - colon);
+      found = true;
+      continue;
+    }
     for (const char* option : {"eager", "graph", "paged16", "paged32", "fused"}) {
       const std::size_t n = std::strlen(option);
       if (text.size() <= n + 1 || !text.ends_with(option) || text[text.size() - n - 1] != ':') continue;
@@ -280,9 +298,104 @@ std::int64_t positions_needed(const InferenceShape& s) {
   return s.scenario == Scenario::decode ? s.context + kDecodeSteps : s.prompt + s.generate;
 }
 
+namespace {
+
+// Ranks of the run on this host (they share its memory): the launcher's count, else all.
+int ranks_on_this_host(int ranks) {
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"})
+    if (const char* text = std::getenv(v)) {
+      const int n = std::atoi(text);
+      if (n >= 1 && n <= ranks) return n;
+    }
+  return ranks;
+}
+
+// The tensor-parallel refusals, before anything runs: a tp that does not split the model,
+// another count of ranks than launched, a backend without it, a share that does not fit.
+void check_tensor_parallel(const ModelConfig& m, const InferenceShape& s, Dtype dtype, std::string_view backend,
+                           const RankContext& ranks, const std::string& shape_text) {
+  if (const auto why = tensor_parallel_refusal(m, s.tp); !why.empty())
+    throw InputError(fmt::format("inference shape {}: {}", shape_text, why));
+  const bool gpu = backend_traits(backend).gpu;
+  if (s.tp > 1 && backend != "cpu")
+    throw InputError(fmt::format("inference shape {}: tensor parallel runs on --backend cpu ranks (MPI) in this build, "
+                                 "not on {}: run it with --backend cpu, or leave :tp{} out", shape_text, backend, s.tp));
+  if (s.tp != ranks.ranks)
+    throw InputError(
+        ranks.ranks == 1
+            ? fmt::format("inference shape {} splits {} over {} ranks, one process each, and this run is one process: "
+                          "launch {} of them, e.g. mpirun -np {} rooftop run --suite inference --backend {} --shape {} "
+                          "(srun -n {} under Slurm)", shape_text, m.name, s.tp, s.tp, s.tp, backend, shape_text, s.tp)
+            : fmt::format("inference shape {} asks for tp{}, but {} ranks were launched: every rank of a run is one "
+                          "tensor-parallel rank; give the shape :tp{}, or {}",
+                          shape_text, s.tp, ranks.ranks, ranks.ranks,
+                          s.tp == 1 ? "run it without mpirun" : fmt::format("launch mpirun -np {}", s.tp)));
+  if (ranks.available_bytes <= 0) return;
+  const int sharing = gpu ? 1 : ranks_on_this_host(ranks.ranks);
+  const double have = ranks.available_bytes / sharing, need = rank_memory_bytes(m, s, dtype, s.tp, !gpu && s.tp > 1);
+  if (need <= have) return;
+  std::string way_out = "choose a smaller model, batch or context";
+  if (gpu)
+    for (int tp : valid_tensor_parallel_sizes(m))
+      if (tp > s.tp && rank_memory_bytes(m, s, dtype, tp, false) <= have) {
+        way_out = fmt::format("split it over more GPUs, e.g. :tp{} ({:.1f} GiB a rank), or {}", tp,
+                              rank_memory_bytes(m, s, dtype, tp, false) / 0x1p30, way_out);
+        break;
+      }
+  const double shard = rank_config(m, tensor_parallel_slice(m, s.tp, 0)).matmul_parameters() * weight_bytes(dtype);
+  throw InputError(fmt::format("inference shape {} ({}) needs {:.1f} GiB a rank at tp{} ({:.1f} GiB of weights{}), but "
+                               "a rank has {:.1f} GiB ({}): {}",
+                               shape_text, dtype_name(dtype), need / 0x1p30, s.tp, shard / 0x1p30,
+                               !gpu && s.tp > 1 ? fmt::format(", and the whole model's {:.1f} GiB a CPU rank slices them from",
+                                                              rank_memory_bytes(m, s, dtype, 1, false) / 0x1p30)
+                                                : "",
+                               have / 0x1p30,
+                               gpu ? "the device's free memory"
+                                   : fmt::format("the host's available memory{}", sharing > 1 ? fmt::format(" shared by {} ranks", sharing) : ""),
+                               way_out));
+}
+
+}  // namespace
+
+double rank_memory_bytes(const ModelConfig& model, const InferenceShape& s, Dtype dtype, int tp, bool host_copy) {
+  const ModelConfig m = tp > 1 ? rank_config(model, tensor_parallel_slice(model, tp, 0)) : model;
+  const std::int64_t positions = positions_needed(s);
+  const double cache =
+      static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(activation_bytes(dtype)) * static_cast<double>(m.layers);
+  const double activations = static_cast<double>(s.batch * std::max<std::int64_t>(s.prompt, 1)) *
+                             static_cast<double>(m.qkv_width() + 2 * m.intermediate + 4 * m.hidden) * 4.0;
+  // A tied embedding is the LM head, except for fp8 (an e4m3 copy) and a tensor-parallel
+  // rank (its vocabulary's rows copied).
+  const double embedding =
+      model.tied_embeddings && dtype != Dtype::fp8 && tp == 1 ? 0.0 : static_cast<double>(model.hidden * model.vocab);
+  const double whole = host_copy ? model.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) : 0.0;
+  return m.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) + cache + activations +
+         static_cast<double>(s.batch * m.vocab) * 4.0 + whole;
+}
+
+std::vector<ScenarioInstance::StageWork> all_reduce_stage_work(const ModelConfig& m, std::int64_t rows, int tp,
+                                                               double element_bytes) {
+  if (tp <= 1) return {};
+  const double size = all_reduce_bytes(m, rows, element_bytes), layers = static_cast<double>(m.layers);
+  std::vector<ScenarioInstance::StageWork> out;
+  for (const char* name : {"o_proj_all_reduce", "down_all_reduce"}) {
+    ScenarioInstance::StageWork st{name, {0, size * layers}};
+    // The collectives suite's words for an all-reduce of `size` bytes: busbw = algbw x 2(n-1)/n.
+    st.params = {{"collective", "all_reduce"}, {"size_bytes", size}, {"ranks", tp},
+                 {"bus_factor", collectives::kAllReduce.bus_factor(tp)}};
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
 Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string_view backend,
-                               std::span<const std::int32_t> prompt) {
-  if (s.scenario == Scenario::serve) return make_serve_problem(s, dtype, backend, prompt);
+                               std::span<const std::int32_t> prompt, RankContext ranks) {
+  if (s.scenario == Scenario::serve) {
+    if (ranks.ranks > 1)
+      throw InputError(fmt::format("a serve point runs on one rank, and {} ranks were launched: run it without mpirun",
+                                   ranks.ranks));
+    return make_serve_problem(s, dtype, backend, prompt);
+  }
   const ModelConfig m = load_model_config(s.model);
   if (!prompt.empty()) {
     if (s.scenario == Scenario::decode)
@@ -306,6 +419,12 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
                                        : "",
         m.name, m.max_positions, s.scenario == Scenario::decode ? "context" : "prompt plus output",
         s.scenario == Scenario::decode ? m.max_positions - kDecodeSteps : m.max_positions));
+  check_tensor_parallel(m, s, dtype, backend, ranks,
+                        fmt::format("{}:{}:{}", s.model, scenario_name(s.scenario),
+                                    s.scenario == Scenario::prefill ? fmt::format("{}x{}", s.batch, s.prompt)
+                                    : s.scenario == Scenario::decode ? fmt::format("{}x{}", s.batch, s.context)
+                                                                     : fmt::format("{}x{}x{}", s.batch, s.prompt, s.generate)) +
+                            (s.tp > 1 ? fmt::format(":tp{}", s.tp) : ""));
   validate_checkpoint(m, checkpoint_files(s.model));  // once a process per checkpoint
   // A GPU's decode steps replay a CUDA graph unless the shape says eager; the CPU has no launches.
   const bool gpu = backend_traits(backend).gpu;
@@ -332,6 +451,10 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   if (s.page) p.shape += fmt::format("_paged{}", s.page);
   if (!launch.empty()) p.shape += "_" + launch;
   if (s.fused) p.shape += "_fused";
+  if (s.tp > 1) {
+    p.seed_key = p.name();  // the same weights, prompt and cache as on one rank
+    p.shape += fmt::format("_tp{}", s.tp);
+  }
   p.params = {{"model", s.model}, {"scenario", scenario_name(s.scenario)}, {"batch", s.batch},
               {"prompt", s.prompt}, {"context", s.context}, {"generate", s.generate},
               {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden},
@@ -340,6 +463,11 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   if (!prompt.empty()) p.params["prompt_tokens"] = std::vector<std::int32_t>(prompt.begin(), prompt.end());
   if (s.page) p.params["kv_cache_page"] = s.page;
   if (s.fused) p.params["step"] = "fused: each RMSNorm in the next GEMV's prologue";
+  if (s.tp > 1) {
+    p.params["tp"] = s.tp;
+    p.params["tensor_parallel"] = "Megatron: q/k/v and gate/up by columns, o_proj and down by rows (an all-reduce each a "
+                                  "layer), LM head by vocabulary; work and memory are a rank's (rank 0's)";
+  }
   // The tokens one timed iteration yields (a prefill's prompt, a decode step's batch, a
   // generation's output): the harness's joules per token divide by it.
   p.params["tokens_per_iteration"] = s.scenario == Scenario::prefill  ? s.batch * s.prompt
@@ -348,15 +476,9 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   InferencePoint point{s, std::vector<std::int32_t>(prompt.begin(), prompt.end())};
   point.shape.launch = launch;
   attach_shape(p, std::move(point));
-  p.work = inference_work(m, s, dtype);
-  const double cache =
-      static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(activation_bytes(dtype)) * static_cast<double>(m.layers);
-  const double activations = static_cast<double>(s.batch * std::max<std::int64_t>(s.prompt, 1)) *
-                             static_cast<double>(m.qkv_width() + 2 * m.intermediate + 4 * m.hidden) * 4.0;
-  // A tied embedding is the LM head, except for fp8: the head is an e4m3 copy of it.
-  const double embedding = m.tied_embeddings && dtype != Dtype::fp8 ? 0.0 : static_cast<double>(m.hidden * m.vocab);
-  p.memory_bytes = m.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) + cache + activations +
-                   static_cast<double>(s.batch * m.vocab) * 4.0;
+  // A rank's work: its shard's (the whole model's at tp 1).
+  p.work = inference_work(s.tp > 1 ? rank_config(m, tensor_parallel_slice(m, s.tp, 0)) : m, s, dtype);
+  p.memory_bytes = rank_memory_bytes(m, s, dtype, s.tp, !gpu && s.tp > 1);
   return p;
 }
 

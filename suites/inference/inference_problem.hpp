@@ -39,6 +39,9 @@ struct InferenceShape {
   // A GPU's fused decode step (":fused"): each RMSNorm in the next GEMV's prologue (issue 42's
   // first step); else a kernel a norm.
   bool fused = false;
+  // Tensor parallel (":tp2", ":tp4", ":tp8"): the model split over this many ranks, one
+  // process each (mpirun -np TP); 1: one rank.
+  int tp = 1;
   // serve: the offered load (rate, requests, lengths), the objective, and whether the run
   // searches for the highest rate that meets it (--sweep-rate).
   ServeLoad serve;
@@ -46,8 +49,9 @@ struct InferenceShape {
   bool sweep_rate = false;
 };
 
-// MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, then on a GPU optionally
-// :eager or :graph (decode and generate), :paged16 or :paged32 and :fused, in any order;
+// MODEL:prefill:BxP | MODEL:decode:BxC | MODEL:generate:BxPxG, then optionally :tpN
+// (tensor parallel over N ranks) and on a GPU :eager or :graph (decode and generate),
+// :paged16 or :paged32 and :fused, in any order;
 // MODEL is a shipped name or a config.json path; or MODEL:serve:RATExN[:OPTION]...
 // (serve_load.hpp). Throws InputError.
 InferenceShape parse_inference_shape(std::string_view text);
@@ -58,6 +62,13 @@ InferenceShape parse_inference_shape(std::string_view text);
 struct InferencePoint {
   InferenceShape shape;
   std::vector<std::int32_t> prompt_tokens;
+};
+
+// Where a point is planned: the run's ranks (one process each) and the memory a rank has
+// (the backend's: a GPU's, or the host's shared by the ranks on it; 0: unknown).
+struct RankContext {
+  int ranks = 1;
+  double available_bytes = 0;
 };
 
 // Bytes of one weight of the projections and LM head, and of one activation, cache or
@@ -92,8 +103,22 @@ std::int64_t positions_needed(const InferenceShape& shape);
 // `prompt`: the prompt's token ids (run --prompt) for a prefill or generate point whose
 // prompt length it matches, kept in the point (InferencePoint::prompt_tokens) and in its
 // results' params.prompt_tokens; InputError otherwise.
+// Tensor parallel (shape.tp > 1): InputError where tp does not split the model
+// (tensor_parallel_refusal), differs from the ranks launched (how to launch it), or where a
+// rank's share does not fit its memory (how much it needs and has). The point's work and
+// memory are a rank's (rank 0's share).
 Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
-                               std::span<const std::int32_t> prompt = {});
+                               std::span<const std::int32_t> prompt = {}, RankContext ranks = {});
+// The stages a tensor-parallel forward adds (the CPU decoder's names): each layer's
+// o_proj_all_reduce and down_all_reduce, `rows` rows of the hidden state in elements of
+// `element_bytes`, summed over the layers, with the all-reduce's bus factor and size (the
+// collectives suite's) in their params. Empty for tp 1.
+std::vector<ScenarioInstance::StageWork> all_reduce_stage_work(const ModelConfig& model, std::int64_t rows, int tp,
+                                                               double element_bytes);
+// The bytes a rank of a tp-way split holds for the shape (rank 0's, the largest share):
+// its weights, the embedding, its KV cache, activations and logits; `host_copy`: the whole
+// model's weights too (the CPU ranks build their shard from them).
+double rank_memory_bytes(const ModelConfig& model, const InferenceShape& shape, Dtype dtype, int tp, bool host_copy);
 const InferencePoint& point_of(const Problem& problem);
 const InferenceShape& shape_of(const Problem& problem);
 
