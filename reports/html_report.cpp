@@ -31,6 +31,7 @@
 #include "reports/ratio_text.hpp"
 #include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
+#include "reports/serve_view.hpp"
 #include "reports/trend_svg.hpp"
 #include "reports/svg_text.hpp"
 
@@ -779,6 +780,19 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     section.set("stage_legend", list_of(legend));
     view.set("inference", section);
   }
+  // Serving: a load-latency curve per workload; the procurement rows go with the machine
+  // comparison where there is one, else under the curves.
+  const auto curves = serve_curves(inputs);
+  std::vector<data> serving_rows;
+  if (!curves.empty()) {
+    data serving = serving_view(curves);
+    serving_rows = serving_procurement_rows(curves, options.price_usd);
+    if (fingerprints.size() <= 1) {
+      serving.set("procurement", list_of(serving_rows));
+      serving.set("has_procurement", true);
+    }
+    view.set("serving", serving);
+  }
   put(view, "rows", list_of(std::move(rows)));
   view.set("result_count", std::to_string(row_count));
   // Beyond this many rows the table shows pages (the browser lays out each shown row).
@@ -788,6 +802,10 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   if (fingerprints.size() > 1) {
     data comparison = comparison_section(inputs, fingerprints, options);
     if (overlay.size() > 1) comparison.set("overlay_svg", overlay_roofline_svg(overlay));
+    if (!serving_rows.empty()) {
+      comparison.set("serving", list_of(serving_rows));
+      comparison.set("has_serving", true);
+    }
     view.set("comparison", comparison);
   }
 

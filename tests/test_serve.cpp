@@ -316,6 +316,43 @@ TEST_CASE("INVALID is judged against the backlog's own noise: a Poisson stream k
   CHECK(caught == 40);
 }
 
+TEST_CASE("decode steps by batch: only decode-only steps in the window, their median time and mean context", "[inference][serve]") {
+  std::vector<StepSample> steps;
+  const auto step = [&](double t, std::int64_t batch, double seconds, bool decode_only, std::int64_t cached) {
+    StepSample s;
+    s.t_s = t;
+    s.sequences = batch;
+    s.tokens = batch;
+    s.seconds = seconds;
+    s.decode_only = decode_only;
+    s.cached_positions = cached;
+    steps.push_back(s);
+  };
+  step(0.5, 2, 9.0, true, 10);    // before the window: left out
+  step(1.0, 2, 0.010, true, 20);  // batch 2: positions 10 a sequence
+  step(1.1, 2, 0.030, true, 20);
+  step(1.2, 2, 0.020, true, 20);
+  step(1.3, 4, 0.5, false, 40);   // a prefill in it: not a decode step
+  step(1.4, 4, 0.040, true, 100); // batch 4: positions 25 a sequence
+  step(9.0, 4, 9.0, true, 10);    // after the window: left out
+  const auto d = decode_steps_by_batch(steps, 1.0, 2.0);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].batch == 2);
+  CHECK(d[0].steps == 3);
+  CHECK(d[0].median_s == Approx(0.020));
+  CHECK(d[0].mean_context == Approx(10));
+  CHECK(d[1].batch == 4);
+  CHECK(d[1].steps == 1);
+  CHECK(d[1].median_s == Approx(0.040));
+  CHECK(d[1].mean_context == Approx(25));
+  // The decode step's work grows with the batch and the context, the weights read once.
+  const auto tiny = load_model_config("tiny");
+  const auto one = decode_step_work(tiny, 1, 10, Dtype::bf16), four = decode_step_work(tiny, 4, 10, Dtype::bf16);
+  CHECK(four.flops == Approx(4 * one.flops).epsilon(0.01));
+  CHECK(four.bytes < 2 * one.bytes);
+  CHECK(decode_step_work(tiny, 4, 100, Dtype::bf16).bytes > four.bytes);
+}
+
 TEST_CASE("served tokens: batched, chunked and paged, each request's greedy tokens equal the request alone (CPU, tiny)",
           "[inference][serve]") {
   const auto config = load_model_config("tiny");

@@ -204,6 +204,10 @@ Work inference_work(const ModelConfig& m, const InferenceShape& s, Dtype dtype) 
   return {};
 }
 
+Work decode_step_work(const ModelConfig& m, double batch, double context, Dtype dtype) {
+  return forward_work(m, batch, context, 1, dtype, true);
+}
+
 Work serve_work_per_token(const ModelConfig& m, const std::vector<ScheduledRequest>& schedule, Dtype dtype) {
   // Each measured request's prefill and decode steps alone, less the weights they read: a
   // batch shares one read of the weights a step, and how many steps the run takes depends

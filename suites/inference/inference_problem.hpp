@@ -126,6 +126,9 @@ const InferenceShape& shape_of(const Problem& problem);
 // output token (the measured requests' FLOPs and compulsory bytes over their output tokens).
 Problem make_serve_problem(const InferenceShape& shape, Dtype dtype, std::string_view backend,
                            std::span<const std::int32_t> prompt);
+// One decode step of `batch` sequences, each `context` positions into its cache (a mean:
+// the cache read is linear in it): the serve point's decode-step roofline.
+Work decode_step_work(const ModelConfig& model, double batch, double context, Dtype dtype);
 Work serve_work_per_token(const ModelConfig& model, const std::vector<ScheduledRequest>& schedule, Dtype dtype);
 // The KV cache's blocks for a serve point: the load's cache option, else room for `batch`
 // requests of the schedule's mean footprint; never less than its largest request.

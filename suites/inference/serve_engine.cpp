@@ -47,8 +47,11 @@ ServeRun run_serve(PagedDecoder& decoder, const SchedulerConfig& config, const s
     const auto plan = scheduler.plan();
     if (plan.empty()) throw std::logic_error("the scheduler planned an empty step with requests waiting");
     const auto sampled = static_cast<std::size_t>(plan.sampled());
+    const double started = elapsed();
     decoder.forward_chunks(plan.tokens, plan.chunks, std::span(next).first(sampled));
     const double t = elapsed();
+    std::int64_t cached = 0;
+    for (const auto& c : plan.chunks) cached += c.start;
     for (const auto& e : scheduler.complete(plan, std::span(next).first(sampled))) {
       const auto r = static_cast<std::size_t>(e.request);
       run.requests[r].token_s.push_back(t);
@@ -56,7 +59,8 @@ ServeRun run_serve(PagedDecoder& decoder, const SchedulerConfig& config, const s
       if (e.finished) ++finished;
     }
     run.steps.push_back({t, static_cast<std::int64_t>(plan.chunks.size()), plan.decode_tokens + plan.prefill_tokens,
-                         scheduler.pool().in_use(), scheduler.waiting(), static_cast<std::int64_t>(arrived - finished)});
+                         scheduler.pool().in_use(), scheduler.waiting(), static_cast<std::int64_t>(arrived - finished),
+                         t - started, plan.prefill_tokens == 0, cached});
   }
   run.wall_s = elapsed();
   return run;

@@ -62,7 +62,7 @@ Correctness check_served_tokens(const DecoderWeights& weights, PagedDecoder& pag
 }
 
 ServeInstance::ServeInstance(const Problem& p, std::uint64_t seed, PagedDecoderFactory paged)
-    : shape_(shape_of(p)), seed_(seed), solo_(uniform_over_paged(paged, kServePage)),
+    : shape_(shape_of(p)), dtype_(p.dtype), seed_(seed), solo_(uniform_over_paged(paged, kServePage)),
       weights_(load_weights(shape_.model, p.dtype, seed)) {
   const auto schedule = serve_schedule(shape_.serve, weights_.config.max_positions);
   for (const auto& r : schedule) max_context_ = std::max(max_context_, r.prompt + r.output);
@@ -114,6 +114,18 @@ ServeInstance::Point ServeInstance::serve_at(double rate) {
   return p;
 }
 
+nlohmann::ordered_json ServeInstance::decode_steps_json(const std::vector<StepSample>& steps, double from_s, double to_s) const {
+  // Each batch size the window's decode-only steps reached, with its modelled work at the
+  // steps' mean context: the report places it on the roofline.
+  auto out = nlohmann::ordered_json::array();
+  for (const auto& d : decode_steps_by_batch(steps, from_s, to_s)) {
+    const Work w = decode_step_work(weights_.config, static_cast<double>(d.batch), d.mean_context, dtype_);
+    out.push_back({{"batch", d.batch}, {"steps", d.steps}, {"median_s", d.median_s}, {"mean_context", d.mean_context},
+                   {"flops", w.flops}, {"bytes", w.bytes}});
+  }
+  return out;
+}
+
 ScenarioRepetition ServeInstance::repetition_of(const Point& p, double rate) {
   const auto& s = p.summary;
   double first_arrival = 0, last_token = 0;
@@ -135,7 +147,8 @@ ScenarioRepetition ServeInstance::repetition_of(const Point& p, double rate) {
            {"tpot_s", percentiles_json(s.tpot)},
            {"itl_s", percentiles_json(s.itl)},
            {"e2e_s", percentiles_json(s.e2e)},
-           {"series", compact_series(p.run.steps, first_arrival, last_token, config_.blocks)}};
+           {"series", compact_series(p.run.steps, first_arrival, last_token, config_.blocks)},
+           {"decode_steps", decode_steps_json(p.run.steps, first_arrival, last_token)}};
   ScenarioRepetition rep;
   rep.iterations = std::max<std::int64_t>(s.output_tokens, 1);
   // No measured token (an INVALID run): the run's wall time stands as the sample.
@@ -174,9 +187,14 @@ ScenarioRepetition ServeInstance::run_repetition() {
   search_rate(shape_.serve.rate, kSweepRuns, [&](double rate) {
     auto point = serve_at(rate);
     const bool ok = meets_slo(point.summary);
-    tried.push_back({{"rate", rate}, {"meets_slo", ok}, {"verdict", point.summary.verdict},
-                     {"ttft_p99_s", point.summary.ttft.p99}, {"tpot_p99_s", point.summary.tpot.p99},
-                     {"output_tokens_per_s", point.summary.output_tokens_per_s}});
+    const auto& sum = point.summary;
+    tried.push_back({{"rate", rate}, {"meets_slo", ok}, {"verdict", sum.verdict},
+                     {"ttft_p99_s", sum.ttft.p99}, {"tpot_p99_s", sum.tpot.p99},
+                     {"output_tokens_per_s", sum.output_tokens_per_s},
+                     // The load-latency curve's point: every percentile, goodput, validity.
+                     {"valid", sum.valid}, {"goodput_requests_per_s", sum.goodput_requests_per_s},
+                     {"ttft_s", percentiles_json(sum.ttft)}, {"tpot_s", percentiles_json(sum.tpot)},
+                     {"e2e_s", percentiles_json(sum.e2e)}});
     if (ok && (!best || rate > best->first)) best.emplace(rate, std::move(point));
     else if (!ok && (!lowest_missed || rate < lowest_missed->first)) lowest_missed.emplace(rate, std::move(point));
     return ok;

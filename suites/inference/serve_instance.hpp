@@ -45,8 +45,10 @@ class ServeInstance final : public ScenarioInstance {
   Point serve_at(double rate);
   bool meets_slo(const ServeSummary& s) const;
   ScenarioRepetition repetition_of(const Point& p, double rate);
+  nlohmann::ordered_json decode_steps_json(const std::vector<StepSample>& steps, double from_s, double to_s) const;
 
   InferenceShape shape_;
+  Dtype dtype_;
   std::uint64_t seed_;
   DecoderFactory solo_;
   DecoderWeights weights_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "harness/statistics.hpp"
 
@@ -141,6 +142,24 @@ RateSearch search_rate(double bound, int runs, const std::function<bool(double)>
     }
   }
   return s;
+}
+
+std::vector<DecodeStepsAtBatch> decode_steps_by_batch(const std::vector<StepSample>& steps, double from_s, double to_s) {
+  std::map<std::int64_t, std::vector<double>> seconds;
+  std::map<std::int64_t, double> positions;
+  for (const auto& s : steps)
+    if (s.decode_only && s.sequences > 0 && s.t_s >= from_s && s.t_s <= to_s) {
+      seconds[s.sequences].push_back(s.seconds);
+      positions[s.sequences] += static_cast<double>(s.cached_positions);
+    }
+  std::vector<DecodeStepsAtBatch> out;
+  for (auto& [batch, times] : seconds) {
+    const auto n = static_cast<double>(times.size());
+    std::sort(times.begin(), times.end());
+    out.push_back({batch, static_cast<std::int64_t>(times.size()), quantile(times, 0.5),
+                   positions[batch] / (n * static_cast<double>(batch))});
+  }
+  return out;
 }
 
 nlohmann::ordered_json compact_series(const std::vector<StepSample>& steps, double from_s, double to_s, std::int64_t cache_blocks,

@@ -28,6 +28,9 @@ struct StepSample {
   std::int64_t blocks_in_use = 0;
   std::int64_t waiting = 0;      // arrived, not admitted
   std::int64_t outstanding = 0;  // arrived, not finished
+  double seconds = 0;            // the forward's own time (the decode-step roofline's)
+  bool decode_only = false;      // every chunk one decode token: no prefill in the step
+  std::int64_t cached_positions = 0;  // cache positions the step's sequences attended to, summed
 };
 
 struct Percentiles {
@@ -73,6 +76,15 @@ struct RateSearch {
 };
 inline constexpr int kSweepRuns = 6;
 RateSearch search_rate(double bound, int runs, const std::function<bool(double)>& meets);
+
+// The decode-only steps of the window by batch size: how many, their median forward time and
+// the mean cache positions a sequence read (what the step's bytes depend on), for the
+// roofline of the decode step at the batch sizes the run reached.
+struct DecodeStepsAtBatch {
+  std::int64_t batch = 0, steps = 0;
+  double median_s = 0, mean_context = 0;
+};
+std::vector<DecodeStepsAtBatch> decode_steps_by_batch(const std::vector<StepSample>& steps, double from_s, double to_s);
 
 // The batch size, cache occupancy and queue over the window in at most `points` time
 // buckets (their mean, max, max): a compact series for the results.
