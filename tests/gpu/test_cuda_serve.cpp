@@ -49,11 +49,16 @@ TEST_CASE("serve: the CUDA paged decoder matches the reference, and each request
     sc.max_sequences = 3;  // requests wait for a slot, join and leave mid-batch
     sc.page = v.page;
     sc.blocks = 2 * blocks_for(37 + 6 - 1, v.page);  // and wait for blocks, reusing freed ones
-    CudaServeDecoder decoder(w, sc.blocks, sc.page, 64);
-    CHECK_THAT(decoder.implementation(), Catch::Contains(v.page >= 16 && v.head_dim != 96 ? "split-KV" : "generic"));
-    const auto served = check_served_tokens(w, decoder, sc, requests, alone, 7);
-    INFO(served.worst_element);
-    CHECK(served.passed);
-    CHECK(served.elements_checked == 39);
+    for (const bool graphs : {false, true}) {  // graphs: decode-only steps replayed, padded to their bucket
+      CudaServeDecoder decoder(w, sc.blocks, sc.page, 64, -1, graphs);
+      if (graphs) decoder.prepare_steps(sc.token_budget, sc.max_sequences);
+      const bool split = v.page >= 16 && v.head_dim != 96;
+      CHECK_THAT(decoder.implementation(), Catch::Contains(split ? "split-KV" : "generic"));
+      CHECK_THAT(decoder.implementation(), Catch::Contains(graphs && split ? "CUDA graphs" : "eager launches"));
+      const auto served = check_served_tokens(w, decoder, sc, requests, alone, 7);
+      INFO((graphs ? "graphs: " : "eager: ") << served.worst_element);
+      CHECK(served.passed);
+      CHECK(served.elements_checked == 39);
+    }
   }
 }
