@@ -62,7 +62,7 @@ def write(name, data):
 
 # 1. The sweep's curve.
 html = report(fixture)
-check(html.count('<svg class="serve-curve"') == 1, "not one load-latency curve")
+check(html.count('<div class="serve-curve"') == 1, "not one load-latency curve")
 p = panels(html)
 check(sorted(p) == ["E2E", "TPOT", "TTFT"], f"panels {sorted(p)}")
 runs = sweep["runs"]
@@ -129,7 +129,7 @@ for rate_, valid in ((50.0, 1.0), (100.0, 0.0)):
 fixed["results"] = points
 html = report(write("fixed.json", fixed))
 p = panels(html)
-check(html.count('<svg class="serve-curve"') == 1, "two fixed-rate points are not one curve")
+check(html.count('<div class="serve-curve"') == 1, "two fixed-rate points are not one curve")
 check(markers(p.get("TTFT", ""), "invalid") == 3 and markers(p.get("TTFT", "")) == 6, "fixed points: 6 TTFT markers, 3 hollow")
 check("at least 50 requests/s (the highest rate served that met it; no --sweep-rate)" in html, "fixed points' sustainable rate")
 
