@@ -108,7 +108,8 @@ if table:
     check(any(fingerprint in r and per_joule in r for r in rows), f"no '{per_joule}' in the other device's row")
     check(any(fingerprint not in r and "not measured" in r for r in rows), "the first device's per J is not 'not measured'")
     per_1000 = f"{tokens / 6000 * 1000:.4g} tok/s per $1000 of its $6000"
-    check(any(per_1000 in r and "tokens/$ over 3 years" in r for r in rows), f"no '{per_1000}' with tokens/$ over 3 years")
+    per_million = f"(${6000 / (tokens * 3 * 365 * 24 * 3600) * 1e6:.3g} per million) over 3 years"
+    check(any(per_1000 in r and per_million in r for r in rows), f"no '{per_1000}' with '{per_million}'")
 check("Serving at the objective" not in html[html.find("<h2>Serving</h2>"):], "the procurement rows shown twice")
 
 # 3. Points at fixed rates, no sweep: one curve of both, the valid one sustainable.
