@@ -303,7 +303,13 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                                              "to the results' outputs");
   cmd->add_option("--slo", o.slo, "inference serve points: the service-level objective, each request's time to first "
                                   "token and time per output token (default ttft=500ms,tpot=50ms); goodput counts the "
-                                  "requests that meet both");
+                                  "requests that meet both")
+      // An empty objective is a typo, not the default: refused as parse_slo refuses it.
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.empty() ? std::string("it is empty; write e.g. --slo ttft=500ms,tpot=50ms (units s, ms, us)") : std::string();
+          },
+          "TTFT,TPOT"));
   cmd->add_flag("--sweep-rate", o.sweep_rate, "inference serve points: search for the highest arrival rate (up to the "
                                               "shape's) whose run meets the objective at p99 and keeps up");
   cmd->add_option("--format", flags->format, "What to print on stdout")

@@ -238,13 +238,20 @@ std::string load_latency_svg(const ServeCurve& c) {
   for (const auto& p : c.points) high = std::max(high, p.rate);
   if (c.sustainable) high = std::max(high, *c.sustainable);
   high = high > 0 ? high * 1.08 : 1;
-  std::string svg = fmt::format(R"(<svg class="serve-curve" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {} {}" role="img">)",
-                                3 * kPanelWidth, kHeight + kLegend);
-  // The legend under the panels: what each line and marker is.
-  double lx = kLeft;
-  const double ly = kHeight + kLegend / 2;
+  // A panel an SVG, so that a narrow screen stacks them (each read at its own width), and the
+  // legend under them.
+  const auto one = [&](const char* title, LatencyPercentiles ServeRatePoint::*metric_of, double objective) {
+    return fmt::format(R"(<svg class="serve-panel" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {} {}" role="img">)", kPanelWidth,
+                       kHeight) +
+           panel(c, 0, title, metric_of, objective, high) + "</svg>\n";
+  };
+  std::string html = "<div class=\"serve-curve\">\n" + one("TTFT", &ServeRatePoint::ttft, c.slo_ttft_s) +
+                     one("TPOT", &ServeRatePoint::tpot, c.slo_tpot_s) + one("E2E", &ServeRatePoint::e2e, 0);
+  std::string legend;
+  double lx = 8;
+  const double ly = kLegend / 2;
   const auto entry = [&](const std::string& mark, const std::string& text) {
-    svg += mark + fmt::format(R"(<text class="legend-label" x="{:.1f}" y="{:.1f}" dominant-baseline="middle">{}</text>)", lx + 26, ly, text);
+    legend += mark + fmt::format(R"(<text class="legend-label" x="{:.1f}" y="{:.1f}" dominant-baseline="middle">{}</text>)", lx + 26, ly, text);
     lx += 34 + 7.0 * static_cast<double>(text.size());
   };
   for (int q = 0; q < 3; ++q)
@@ -256,10 +263,9 @@ std::string load_latency_svg(const ServeCurve& c) {
         "sustainable rate");
   entry(fmt::format(R"(<circle class="curve-point invalid" cx="{:.1f}" cy="{:.1f}" r="4" style="stroke:#08306b"/>)", lx + 10, ly),
         "INVALID run (hollow)");
-  svg += "\n" + panel(c, 0, "TTFT", &ServeRatePoint::ttft, c.slo_ttft_s, high) + "\n";
-  svg += panel(c, kPanelWidth, "TPOT", &ServeRatePoint::tpot, c.slo_tpot_s, high) + "\n";
-  svg += panel(c, 2 * kPanelWidth, "E2E", &ServeRatePoint::e2e, 0, high) + "\n";
-  return svg + "</svg>";
+  html += fmt::format(R"(<svg class="serve-legend" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {:.0f} {}" role="img">)", lx, kLegend) +
+          legend + "</svg>\n";
+  return html + "</div>";
 }
 
 std::optional<DecodeStepRoof> decode_step_roof(const DecodeStepPoint& s, const ServeCurve& c) {

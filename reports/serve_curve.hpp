@@ -56,7 +56,8 @@ struct ServeCurve {
 // Every serve workload of the inputs, in the order first seen.
 std::vector<ServeCurve> serve_curves(const std::vector<ReportInput>& inputs);
 
-// The curve: three panels (TTFT, TPOT, E2E) side by side, log latency over linear rate.
+// The curve: three panels (TTFT, TPOT, E2E), an SVG each (log latency over linear rate), and
+// their legend, in one <div class="serve-curve">.
 std::string load_latency_svg(const ServeCurve& curve);
 // The decode step on the device's roofline, one marker a batch size reached.
 std::string decode_roofline_svg(const ServeCurve& curve);

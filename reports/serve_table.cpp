@@ -47,6 +47,34 @@ std::string fit(const std::string& s, std::size_t width) {
   return s.substr(0, head) + ".." + s.substr(s.size() - (width - 2 - head));
 }
 
+// --sweep-rate's runs, a table a swept point (the load-latency curve in short): each rate
+// tried, lowest first, its p99s, goodput and whether it was VALID and met the objective.
+void print_sweep_tables(std::ostream& out, const RunResults& run) {
+  for (const auto& r : run.results) {
+    if (!is_serve(r) || !r.outputs.is_object() || !r.outputs.contains("sweep") || !r.outputs["sweep"].is_object()) continue;
+    const auto& sweep = r.outputs["sweep"];
+    auto runs = sweep.value("runs", nlohmann::ordered_json::array());
+    std::vector<const nlohmann::ordered_json*> order;
+    for (const auto& t : runs) order.push_back(&t);
+    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->value("rate", 0.0) < b->value("rate", 0.0); });
+    std::string name = r.problem.shape;
+    if (const auto at = name.find("_serve_"); at != std::string::npos) name.erase(at, 6);
+    fmt::print(out, "\nsweep {} {}: TTFT p99 <= {} and TPOT p99 <= {}, VALID\n", fit(name, 60), dtype_name(r.problem.dtype),
+               short_time(r.declared.slo_ttft_s), short_time(r.declared.slo_tpot_s));
+    fmt::print(out, "  {:>10}  {:>9}  {:>9}  {:>10}  {:<7}  {}\n", "rate", "TTFT p99", "TPOT p99", "goodput", "valid", "objective");
+    for (const auto* t : order) {
+      const auto number = [&](const char* key) { return t->contains(key) && (*t)[key].is_number() ? (*t)[key].get<double>() : std::nan(""); };
+      const bool valid = t->contains("valid") ? (*t)["valid"].get<bool>() : t->value("verdict", std::string()) == "VALID";
+      fmt::print(out, "  {:>8}/s  {:>9}  {:>9}  {:>8}/s  {:<7}  {}\n", short_rate(number("rate")), short_time(number("ttft_p99_s")),
+                 short_time(number("tpot_p99_s")), short_rate(number("goodput_requests_per_s")), valid ? "VALID" : "INVALID",
+                 t->value("meets_slo", false) ? "met" : "missed");
+    }
+    const double sustainable = sweep.value("sustainable_rate", 0.0);
+    fmt::print(out, "  sustainable: {}\n", sustainable > 0 ? fmt::format("{}/s", short_rate(sustainable))
+                                                          : fmt::format("none of the {} rates tried", order.size()));
+  }
+}
+
 }  // namespace
 
 void print_serve_table(std::ostream& out, const RunResults& run) {
@@ -122,6 +150,7 @@ void print_serve_table(std::ostream& out, const RunResults& run) {
   fmt::print(out, "  medians of the repetitions; goodput: requests a second that meet TTFT <= {} and TPOT <= {} (their share)\n",
              short_time(first->declared.slo_ttft_s), short_time(first->declared.slo_tpot_s));
   fmt::print(out, "  tok/s: output tokens a second; batch: sequences a step, mean/max; cache: most of its blocks in use\n");
+  print_sweep_tables(out, run);
 }
 
 }  // namespace rooftop::reports

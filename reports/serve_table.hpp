@@ -1,7 +1,8 @@
 #pragma once
 // The inference serve points' own table under the run's table: latency percentiles,
 // throughput, goodput at the objective, batch and cache, and the LoadGen verdict, the median
-// of the repetitions, in kTerminalColumns.
+// of the repetitions, in kTerminalColumns; under it, a swept point's rates (the load-latency
+// curve in short: rate, TTFT p99, TPOT p99, goodput, valid).
 #include <iosfwd>
 
 #include "harness/results.hpp"

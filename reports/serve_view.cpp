@@ -72,9 +72,13 @@ std::vector<data> serving_procurement_rows(const std::vector<ServeCurve>& curves
     } else {
       const double seconds = kAmortisationYears * 365 * 24 * 3600;
       const double per_dollar = c.output_tokens_per_s * seconds / price->second;
-      row.set("per_dollar", fmt::format("{} tokens/$ over {:g} years at this rate; {:.4g} tok/s per $1000 of its ${:.0f}",
-                                        si(per_dollar, ""), kAmortisationYears, c.output_tokens_per_s / price->second * 1000,
-                                        price->second));
+      std::string count = si(per_dollar, "");  // "37.7 M" or "120 "
+      if (count.back() != ' ') count += ' ';
+      // The buyer's unit too: the price of a million output tokens on those assumptions.
+      row.set("per_dollar", fmt::format("{}tokens/$ (${:.3g} per million) over {:g} years at this rate; {:.4g} tok/s per $1000 "
+                                        "of its ${:.0f}",
+                                        count, 1e6 / per_dollar, kAmortisationYears,
+                                        c.output_tokens_per_s / price->second * 1000, price->second));
     }
     row.set("per_joule", !has_tokens ? "-"
                          : c.joules_per_token && *c.joules_per_token > 0

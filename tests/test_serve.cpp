@@ -74,6 +74,8 @@ TEST_CASE("the service-level objective: ttft and tpot with units, defaults kept,
   CHECK_THROWS_WITH(parse_slo("ttft=fast"), Catch::Contains("not a positive time"));
   CHECK_THROWS_WITH(parse_slo("ttft=0ms"), Catch::Contains("not a positive time"));
   CHECK_THROWS_WITH(parse_slo("latency=1s"), Catch::Contains("not an objective"));
+  CHECK_THROWS_WITH(parse_slo("ttft=500"), Catch::Contains("'ttft=500' has no unit: write ttft=500ms"));
+  CHECK_THROWS_WITH(parse_slo("ttft=1s,tpot=20ms,ttft=2s"), Catch::Contains("'ttft' is given twice"));
 }
 
 TEST_CASE("the arrival schedule: fixed by the seed, Poisson at the rate, warm-up first, count and window both minimums",

@@ -213,6 +213,7 @@ Slo parse_slo(std::string_view text) {
     return InputError(fmt::format("--slo '{}': {}; write e.g. --slo ttft=500ms,tpot=50ms (units s, ms, us)", whole, why));
   };
   Slo slo;
+  bool seen_ttft = false, seen_tpot = false;
   if (text.empty()) throw usage("it is empty");
   for (std::string_view rest = text; !rest.empty();) {
     const auto comma = rest.find(',');
@@ -222,7 +223,7 @@ Slo parse_slo(std::string_view text) {
     if (eq == std::string_view::npos) throw usage(fmt::format("'{}' is not KEY=VALUE", item));
     const auto key = item.substr(0, eq);
     auto value = item.substr(eq + 1);
-    double scale = 1;
+    double scale = 0;  // a time needs its unit: "ttft=500" read as seconds hid a 1000x mistake
     for (const auto& [unit, factor] : {std::pair{"ms", 1e-3}, {"us", 1e-6}, {"s", 1.0}})
       if (value.ends_with(unit)) {
         value.remove_suffix(std::string_view(unit).size());
@@ -232,6 +233,10 @@ Slo parse_slo(std::string_view text) {
     double v = 0;
     if (!parse_number(value, v) || !std::isfinite(v) || v <= 0)
       throw usage(fmt::format("'{}' is not a positive time", item.substr(eq + 1)));
+    if (scale == 0) throw usage(fmt::format("'{}' has no unit: write {}ms, {}s or {}us", item, item, item, item));
+    if ((key == "ttft" && seen_ttft) || (key == "tpot" && seen_tpot))
+      throw usage(fmt::format("'{}' is given twice", key));
+    (key == "ttft" ? seen_ttft : seen_tpot) = true;
     if (key == "ttft") slo.ttft_s = v * scale;
     else if (key == "tpot") slo.tpot_s = v * scale;
     else throw usage(fmt::format("'{}' is not an objective (ttft, tpot)", key));
