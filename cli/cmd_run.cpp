@@ -132,9 +132,11 @@ int execute_run(RunFlags& f) {
   auto& o = f.options;
   o.tier = parse_tier(f.tier);
   if (f.ranks > 1 && !launched_as_local_rank()) {
-    if (!runs_in_lockstep(o) || (o.backend != "cuda" && o.backend != "hip"))  // NCCL, or RCCL through its API
-      throw InputError("--ranks starts one process per GPU for the NCCL collectives: use it with --suite collectives "
-                       "--backend cuda (or hip, with RCCL) (CPU ranks exchange data through MPI: mpirun -np N rooftop run ...)");
+    // NCCL (or RCCL through its API): the collectives, and the scenarios' tensor-parallel points.
+    if ((!runs_in_lockstep(o) && measurement_of(o) != Measurement::scenario) || (o.backend != "cuda" && o.backend != "hip"))
+      throw InputError("--ranks starts one process per GPU for the NCCL collectives and tensor-parallel inference: use it "
+                       "with --suite collectives or inference, --backend cuda (or hip, with RCCL) (CPU ranks exchange data "
+                       "through MPI: mpirun -np N rooftop run ...)");
     if (launched_by_mpi())
       throw InputError("--ranks under an MPI launcher: let one of them start the ranks, not both");
     plan_points(o, 0, f.ranks);  // a bad tier, shape or filter said once, not by every rank
@@ -154,7 +156,8 @@ int execute_run(RunFlags& f) {
   std::unique_ptr<Transport> transport;
   // Ranks in lockstep (collectives), or a scenario suite's tensor-parallel ranks under an
   // MPI launcher (inference :tpN): MPI_Init before anything prints.
-  if (lockstep || (launched_by_mpi() && measurement_of(o) == Measurement::scenario)) transport = backend.make_transport();
+  if (lockstep || ((launched_by_mpi() || launched_as_local_rank()) && measurement_of(o) == Measurement::scenario))
+    transport = backend.make_transport();
   const bool writer = !transport || transport->writes_results();
   // Input errors (suite, dtype, shape, filter) before anything is measured. A rank that
   // refuses its arguments alone would leave the others waiting for it.

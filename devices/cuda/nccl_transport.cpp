@@ -90,7 +90,8 @@ class NcclTransport final : public Transport {
   }
   ~NcclTransport() override {
     for (auto c : comms_) nccl().ncclCommDestroy(c);
-    for (auto s : streams_) cudaStreamDestroy(s);
+    if (!borrowed_)
+      for (auto s : streams_) cudaStreamDestroy(s);
   }
 
   std::string name() const override { return name_; }
@@ -206,6 +207,17 @@ class NcclTransport final : public Transport {
   bool all_processes(bool v) override { return world_.all(v); }
   std::vector<std::string> gather_strings(const std::string& mine) override { return world_.gather(mine); }
   void barrier() override { world_.barrier(); }
+  void queue_on(cudaStream_t stream) {
+    if (streams_.size() != 1) throw std::logic_error("a decoder's stream binds a transport of one local rank");
+    int device = -1;
+    ROOFTOP_GPU_CHECK(cudaStreamGetDevice(stream, &device));
+    if (device != devices_[0])
+      throw std::logic_error(fmt::format("the decoder's stream is on GPU {}, this rank's communicator on GPU {}", device,
+                                         devices_[0]));
+    ROOFTOP_GPU_CHECK(cudaStreamDestroy(streams_[0]));
+    streams_[0] = stream;
+    borrowed_ = true;
+  }
   [[noreturn]] void abort(int exit_code) override {
     for (auto c : comms_) nccl().ncclCommAbort(c);
     world_.abort(exit_code);
@@ -218,11 +230,19 @@ class NcclTransport final : public Transport {
   std::vector<int> devices_;
   std::vector<ncclComm_t> comms_;
   std::vector<cudaStream_t> streams_;
+  bool borrowed_ = false;  // streams_[0] is a decoder's (queue_on): not ours to destroy
   int ranks_ = 1, first_rank_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<Transport> make_nccl_transport(ProcessGroup& world) { return std::make_unique<NcclTransport>(world); }
+
+bool queue_nccl_on(Transport& transport, void* stream) {
+  auto* nccl_transport = dynamic_cast<NcclTransport*>(&transport);
+  if (!nccl_transport) return false;
+  nccl_transport->queue_on(static_cast<cudaStream_t>(stream));
+  return true;
+}
 
 }  // namespace rooftop

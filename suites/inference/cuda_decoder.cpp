@@ -14,6 +14,7 @@
 #include "harness/stage_trace.hpp"
 #include "suites/attention/attention_cuda_decode.cuh"
 #include "suites/inference/cuda_decoder_kernels.cuh"
+#include "devices/cuda/nccl_transport.hpp"
 #include "suites/inference/reference_decoder.hpp"
 
 namespace rooftop::inference {
@@ -125,14 +126,43 @@ class GpuStage {
 
 }  // namespace
 
-CudaDecoder::CudaDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers,
-                         Launch decode_launch, std::int64_t page, bool fused)
-    : w_(w), batch_(batch), max_context_(max_context),
-      layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
-      decode_launch_(decode_launch), fp8_(w.dtype == Dtype::fp8), fused_(fused) {
+namespace {
+
+std::shared_ptr<TensorParallelGroup> bound_to_stream(std::shared_ptr<TensorParallelGroup> group) {
+  if (!group || group->tp() <= 1) return nullptr;
+  // The all-reduces go on the decoder's stream, between its kernels (and into its graph).
+  if (!queue_nccl_on(group->transport(), gpu::stream()))
+    throw std::logic_error("tensor parallel on CUDA needs the run's NCCL transport, not " + group->transport().name());
+  return group;
+}
+
+TensorParallelSlice slice_of(const DecoderWeights& w, const TensorParallelGroup* group) {
+  return group ? tensor_parallel_slice(w.config, group->tp(), group->rank()) : TensorParallelSlice{};
+}
+
+std::unique_ptr<const DecoderWeights> shard_of(const DecoderWeights& w, const TensorParallelGroup* group,
+                                               const TensorParallelSlice& slice, std::int64_t layers) {
+  if (!group) return nullptr;
+  return std::make_unique<const DecoderWeights>(shard_decoder_weights(w, slice, layers));
+}
+
+}  // namespace
+
+CudaDecoder::CudaDecoder(const DecoderWeights& full, std::int64_t batch, std::int64_t max_context, std::int64_t layers,
+                         Launch decode_launch, std::int64_t page, bool fused, std::shared_ptr<TensorParallelGroup> tp_group)
+    : group_(bound_to_stream(std::move(tp_group))), slice_(slice_of(full, group_.get())),
+      shard_(shard_of(full, group_.get(), slice_, layers)), model_vocab_(full.config.vocab), w_(shard_ ? *shard_ : full),
+      batch_(batch), max_context_(max_context),
+      layers_(layers < 0 ? static_cast<std::int64_t>(w_.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w_.layers.size()))),
+      decode_launch_(decode_launch), fp8_(w_.dtype == Dtype::fp8), fused_(fused) {
+  const auto& w = w_;
   if (w.dtype != Dtype::bf16 && !fp8_)
     throw PointSkipped(fmt::format("the CUDA decoder runs bf16 and fp8, not {}", dtype_name(w.dtype)));
   const auto& c = w.config;
+  if (group_) {
+    tp_keys_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch) * 8);
+    tp_gathered_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch * group_->tp()) * 8);
+  }
   embedding_ = upload(w.embedding);
   head_ = w.lm_head.empty() ? gpu::DeviceBuffer() : upload(w.lm_head);
   final_norm_ = upload(w.final_norm);
@@ -441,8 +471,51 @@ void CudaDecoder::fill_cache_randomly(std::int64_t length, std::uint64_t seed) {
 }
 
 const std::vector<float>& CudaDecoder::logits() {
-  ROOFTOP_GPU_CHECK(cudaMemcpy(host_logits_.data(), logits_.get(), logits_.bytes(), cudaMemcpyDeviceToHost));
+  if (!group_) {
+    ROOFTOP_GPU_CHECK(cudaMemcpy(host_logits_.data(), logits_.get(), logits_.bytes(), cudaMemcpyDeviceToHost));
+    return host_logits_;
+  }
+  // Each rank's vocabulary slice padded to the widest (the first rank's), all-gathered, then
+  // laid out by vocabulary: what the checks compare, outside the timing.
+  const int tp = group_->tp();
+  const std::int64_t local = w_.config.vocab, widest = even_split(model_vocab_, tp, 0).count;
+  gpu::DeviceBuffer padded(static_cast<std::size_t>(batch_ * widest) * 4), gathered(padded.bytes() * static_cast<std::size_t>(tp));
+  ROOFTOP_GPU_CHECK(cudaMemsetAsync(padded.get(), 0, padded.bytes(), gpu::stream()));
+  ROOFTOP_GPU_CHECK(cudaMemcpy2DAsync(padded.get(), static_cast<std::size_t>(widest) * 4, logits_.get(),
+                                      static_cast<std::size_t>(local) * 4, static_cast<std::size_t>(local) * 4,
+                                      static_cast<std::size_t>(batch_), cudaMemcpyDeviceToDevice, gpu::stream()));
+  group_->transport().all_gather(0, padded.get(), gathered.get(), static_cast<std::size_t>(batch_ * widest), Dtype::fp32);
+  std::vector<float> all(static_cast<std::size_t>(tp * batch_ * widest));
+  ROOFTOP_GPU_CHECK(cudaMemcpyAsync(all.data(), gathered.get(), all.size() * 4, cudaMemcpyDeviceToHost, gpu::stream()));
+  wait_for_step();
+  host_logits_.assign(static_cast<std::size_t>(batch_ * model_vocab_), 0.0f);
+  for (int q = 0; q < tp; ++q) {
+    const IndexRange part = even_split(model_vocab_, tp, q);
+    for (std::int64_t b = 0; b < batch_; ++b)
+      std::copy_n(all.data() + (q * batch_ + b) * widest, part.count, host_logits_.data() + b * model_vocab_ + part.begin);
+  }
   return host_logits_;
+}
+
+kernels::GemvEpilogue CudaDecoder::residual_epilogue() const {
+  return !group_ || group_->rank() == 0 ? kernels::GemvEpilogue::accumulate : kernels::GemvEpilogue::store;
+}
+
+void CudaDecoder::all_reduce_hidden(std::int64_t rows) {
+  group_->transport().all_reduce(0, h_.get(), h_.get(), static_cast<std::size_t>(rows * w_.config.hidden), Dtype::fp32);
+}
+
+void CudaDecoder::reduce_argmax(std::int64_t rows) {
+  kernels::tp_best_keys(logits_.as<float>(), next_.as<std::int32_t>(), rows, w_.config.vocab, slice_.vocab.begin,
+                        tp_keys_.get());
+  // 8-byte keys moved as pairs of fp32 words: a gather copies bits.
+  group_->transport().all_gather(0, tp_keys_.get(), tp_gathered_.get(), static_cast<std::size_t>(rows) * 2, Dtype::fp32);
+  kernels::tp_pick_best(tp_gathered_.get(), group_->tp(), rows, next_.as<std::int32_t>());
+}
+
+void CudaDecoder::wait_for_step() {
+  if (group_) group_->wait_queued("a tensor-parallel step on the GPU");
+  else ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
 }
 
 void CudaDecoder::poison_logits() {
@@ -471,6 +544,10 @@ std::string CudaDecoder::implementation() const {
       cache_.page ? fmt::format("paged, {} positions a page, pages shuffled", cache_.page) : std::string("contiguous"),
       decode_launch_ == Launch::graph ? fmt::format("replayed from a CUDA graph ({} nodes)", decode_graph_.nodes())
                                       : "launched eagerly") +
+         (group_ ? fmt::format("; tensor parallel over {} GPUs ({}): two fp32 all-reduces of the hidden state a layer, "
+                               "queued on the decoder's stream, and the LM head's argmax reduced by an all-gather",
+                               group_->tp(), group_->transport().name())
+                 : std::string()) +
          family_notes();
 }
 
@@ -517,8 +594,8 @@ bool CudaDecoder::rope_in_qkv(std::int64_t per_seq) const {
 }
 
 std::string CudaDecoder::implementation_label() const {
-  return fmt::format("cuBLASLt + rooftop, {}{}", decode_launch_ == Launch::graph ? "graph" : "eager",
-                     norms_in_projections(1) ? ", fused" : "");
+  return fmt::format("cuBLASLt + rooftop, {}{}{}", decode_launch_ == Launch::graph ? "graph" : "eager",
+                     norms_in_projections(1) ? ", fused" : "", group_ ? fmt::format(", tp{}", group_->tp()) : "");
 }
 
 bool CudaDecoder::fused_prefill(std::int64_t per_seq) const { return fused_prefill_ok_ && per_seq > 1 && length_ == 0; }
@@ -624,7 +701,11 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
     stage.emplace(timer, "o_proj", li);
     if (fp8_) kernels::quantize_e4m3(attn_.get(), x8_.get(), rows * c.heads * d, inverse_of(S.o_scale));
     project(o_proj, rows, hidden, c.heads * d, fp8_ ? x8_.get() : attn_.get(), L.o.get(), h_.get(),
-            GemvEpilogue::accumulate, S.o_scale);  // the residual
+            residual_epilogue(), S.o_scale);  // the residual (rank 0's, where tensor parallel)
+    if (group_) {
+      stage.emplace(timer, "o_proj_all_reduce", li);
+      all_reduce_hidden(rows);
+    }
     if (L.o_bias.get()) kernels::add_bias(h_.as<float>(), L.o_bias.as<float>(), rows, hidden);
     const kernels::GemvNorm mlp_norm{h_.as<float>(), L.mlp_norm.as<float>(), eps, hidden};
     if (!fold) {
@@ -644,8 +725,12 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
                       L.gate_up_bias.as<float>());
     }
     stage.emplace(timer, "down", li);
-    project(down, rows, hidden, c.intermediate, act_.get(), L.down.get(), h_.get(), GemvEpilogue::accumulate,
-            S.down_scale);  // the residual
+    project(down, rows, hidden, c.intermediate, act_.get(), L.down.get(), h_.get(), residual_epilogue(),
+            S.down_scale);  // the residual (rank 0's, where tensor parallel)
+    if (group_) {
+      stage.emplace(timer, "down_all_reduce", li);
+      all_reduce_hidden(rows);
+    }
     if (L.down_bias.get()) kernels::add_bias(h_.as<float>(), L.down_bias.as<float>(), rows, hidden);
     stage.reset();
   }
@@ -662,6 +747,7 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
           GemvEpilogue::store, w_.head_scale, 0, fold_final ? &final_norm : nullptr);
   stage.emplace(timer, "sampling", -1);
   kernels::argmax(logits_.as<float>(), next_.as<std::int32_t>(), batch_, c.vocab, argmax_workspace_.get());
+  if (group_) reduce_argmax(batch_);
 }
 
 void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per_seq, std::span<std::int32_t> next) {
@@ -691,7 +777,7 @@ void CudaDecoder::forward(std::span<const std::int32_t> tokens, std::int64_t per
                                     cudaMemcpyDeviceToHost, gpu::stream()));
   whole.reset();
   if (timer) timer->finish_forward(*recorder_);
-  ROOFTOP_GPU_CHECK(cudaStreamSynchronize(gpu::stream()));
+  wait_for_step();
   if (profiled) ROOFTOP_GPU_CHECK(cudaProfilerStop());
   std::memcpy(next.data(), next_host_->get(), static_cast<std::size_t>(batch_) * 4);
   length_ += per_seq;

@@ -5,6 +5,11 @@
 // fused kernels for attention. A decode step is queued eagerly (a launch a kernel) or
 // replayed from a CUDA graph captured once per decoder (its batch is fixed): the launch
 // mode is the point's `launch` axis. The weights go to the GPU once.
+// Tensor parallel (a group of tp > 1 ranks over NCCL, one process a GPU): the decoder keeps
+// its rank's shard (tensor_parallel.hpp); rank 0's o_proj and down add the residual, the
+// others' store their partial sums, and one in-place fp32 all-reduce of the hidden state
+// each, queued on the decoder's stream (a graph captures them), sums them; the LM head's
+// vocabulary slices reduce their argmax keys by an all-gather.
 #include <map>
 #include <string>
 #include <memory>
@@ -16,6 +21,7 @@
 #include "suites/inference/cuda_decoder_kernels.cuh"
 #include "suites/inference/cuda_gemv.cuh"
 #include "suites/inference/decoder.hpp"
+#include "suites/inference/tensor_parallel_group.hpp"
 
 namespace rooftop::inference {
 
@@ -30,8 +36,10 @@ class CudaDecoder final : public Decoder {
   // `fused`: a decode step applies each RMSNorm in the next GEMV's prologue (bf16, where
   // the GEMV runs the projection) instead of a kernel of its own, and RoPE with the cache
   // write in the qkv GEMV's epilogue (where the split-KV kernel reads q and no window cuts).
+  // `group` (tp > 1): this rank's part of the model, `weights` being the whole model's.
   CudaDecoder(const DecoderWeights& weights, std::int64_t batch, std::int64_t max_context, std::int64_t layers = -1,
-              Launch decode_launch = Launch::eager, std::int64_t page = 0, bool fused = false);
+              Launch decode_launch = Launch::eager, std::int64_t page = 0, bool fused = false,
+              std::shared_ptr<TensorParallelGroup> group = nullptr);
   ~CudaDecoder() override;
 
   void forward(std::span<const std::int32_t> tokens, std::int64_t tokens_per_seq, std::span<std::int32_t> next) override;
@@ -49,6 +57,7 @@ class CudaDecoder final : public Decoder {
   bool norms_in_projections(std::int64_t tokens_per_seq) const override;
   bool rope_in_qkv(std::int64_t tokens_per_seq) const override;
   bool final_norm_in_head(std::int64_t tokens_per_seq) const override;
+  double all_reduce_element_bytes() const override { return 4.0; }  // the fp32 hidden state
 
  private:
   struct Layer {
@@ -89,8 +98,21 @@ class CudaDecoder final : public Decoder {
   bool fused_prefill(std::int64_t per_seq) const;
   // Captures the decode step's graph where the launch mode asks for one and none is held.
   void ensure_decode_graph();
+  // Tensor parallel: the residual's epilogue (rank 0 adds it, the others store), the sum of
+  // the ranks' partials in h_ (rows x hidden), and the ranks' best tokens in next_.
+  kernels::GemvEpilogue residual_epilogue() const;
+  void all_reduce_hidden(std::int64_t rows);
+  void reduce_argmax(std::int64_t rows);
+  // Waits for the queued step: bounded by the group's timeout where tensor parallel.
+  void wait_for_step();
 
-  const DecoderWeights& w_;
+  // Tensor parallel: the group (null: one GPU), the rank's slice and its shard of the weights.
+  std::shared_ptr<TensorParallelGroup> group_;
+  TensorParallelSlice slice_;
+  std::unique_ptr<const DecoderWeights> shard_;
+  std::int64_t model_vocab_;
+  gpu::DeviceBuffer tp_keys_, tp_gathered_;  // the argmax keys: this rank's [rows], all ranks' [tp][rows]
+  const DecoderWeights& w_;  // the shard where tensor parallel, else the weights given
   std::int64_t batch_, max_context_, layers_, length_ = 0, rows_ = 0;
   kernels::CacheLayout cache_;  // capacity: max_context rounded up to whole pages
   Launch decode_launch_;

@@ -207,6 +207,22 @@ __global__ void argmax_kernel(const float* logits, std::int32_t* next, std::int6
   next[row] = static_cast<std::int32_t>(0xffffffffu - static_cast<unsigned>(key & 0xffffffffu));
 }
 
+__global__ void tp_best_keys_kernel(const float* logits, const std::int32_t* next, std::int64_t rows, std::int64_t vocab,
+                                    std::int64_t offset, unsigned long long* keys) {
+  const std::int64_t row = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (row >= rows) return;
+  const std::int64_t at = next[row];
+  keys[row] = argmax_key(logits[row * vocab + at], offset + at);
+}
+
+__global__ void tp_pick_best_kernel(const unsigned long long* gathered, int tp, std::int64_t rows, std::int32_t* next) {
+  const std::int64_t row = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (row >= rows) return;
+  unsigned long long best = 0;
+  for (int q = 0; q < tp; ++q) best = max(best, gathered[q * rows + row]);
+  next[row] = static_cast<std::int32_t>(0xffffffffu - static_cast<unsigned>(best & 0xffffffffu));
+}
+
 __global__ void fill_bf16_kernel(__nv_bfloat16* p, std::int64_t n, std::uint64_t seed, float lo, float hi) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
@@ -274,6 +290,19 @@ void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int
       logits, next, vocab, keys, reinterpret_cast<unsigned*>(keys + rows));
   ROOFTOP_GPU_CHECK_LAUNCH("argmax");
 }
+void tp_best_keys(const float* logits, const std::int32_t* next, std::int64_t rows, std::int64_t vocab, std::int64_t offset,
+                  void* keys) {
+  tp_best_keys_kernel<<<static_cast<unsigned>((rows + kThreads - 1) / kThreads), kThreads, 0, gpu::stream()>>>(
+      logits, next, rows, vocab, offset, static_cast<unsigned long long*>(keys));
+  ROOFTOP_GPU_CHECK_LAUNCH("tp_best_keys");
+}
+
+void tp_pick_best(const void* gathered, int tp, std::int64_t rows, std::int32_t* next) {
+  tp_pick_best_kernel<<<static_cast<unsigned>((rows + kThreads - 1) / kThreads), kThreads, 0, gpu::stream()>>>(
+      static_cast<const unsigned long long*>(gathered), tp, rows, next);
+  ROOFTOP_GPU_CHECK_LAUNCH("tp_pick_best");
+}
+
 bool pdl_enabled() {
   static const bool enabled = gpu::pdl_supported(reinterpret_cast<const void*>(rms_norm_kernel));
   return enabled;

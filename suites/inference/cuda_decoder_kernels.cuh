@@ -57,6 +57,12 @@ void quantize_e4m3(const void* x, void* out, std::int64_t n, float fp8_inverse);
 // workspace, argmax_workspace_bytes(rows), is zeroed once; each launch leaves it zeroed.
 void argmax(const float* logits, std::int32_t* next, std::int64_t rows, std::int64_t vocab, void* workspace);
 std::int64_t argmax_workspace_bytes(std::int64_t rows);
+// Tensor parallel over the vocabulary: keys[r] = the ordered key (value, then the lowest
+// index) of row r's local best, next[r], at its global index offset + next[r]; 8 bytes a row.
+void tp_best_keys(const float* logits, const std::int32_t* next, std::int64_t rows, std::int64_t vocab, std::int64_t offset,
+                  void* keys);
+// next[r] = the best of the ranks' keys for row r (`gathered`: [tp][rows], all-gathered).
+void tp_pick_best(const void* gathered, int tp, std::int64_t rows, std::int32_t* next);
 // Fills bf16 buffers with seeded values in [lo, hi).
 void fill_bf16(void* data, std::int64_t n, std::uint64_t seed, float lo, float hi);
 // NaN everywhere: fp32.

@@ -1,5 +1,8 @@
 // The inference family on CUDA: the scenarios (inference_instance.cpp) on the GPU decoder
 // (cuda_decoder.cpp).
+#include <memory>
+#include <stdexcept>
+
 #include "harness/registry.hpp"
 #include "suites/inference/cuda_decoder.hpp"
 #include "suites/inference/cuda_serve_decoder.hpp"
@@ -18,10 +21,18 @@ const RegisterImplementation kInferenceCuda("inference", "cuda", [](const Proble
           return std::unique_ptr<PagedDecoder>(std::make_unique<CudaServeDecoder>(w, blocks, page, context, layers));
         }));
   const Launch launch = shape.launch == "graph" ? Launch::graph : Launch::eager;
+  // Tensor parallel: this process is one rank (one GPU) of the run's NCCL transport, every
+  // decoder of the point (the timed one, the check's) a rank of the same group.
+  std::shared_ptr<TensorParallelGroup> group;
+  if (shape.tp > 1) {
+    if (!setup.transport || setup.transport->ranks() != shape.tp)
+      throw std::logic_error(p.name() + ": a tensor-parallel point needs the run's transport of tp ranks");
+    group = std::make_shared<TensorParallelGroup>(*setup.transport, setup.watchdog, setup.comm_timeout_s);
+  }
   return std::unique_ptr<ScenarioInstance>(std::make_unique<InferenceInstance>(
-      p, setup.seed, [launch, page = shape.page, fused = shape.fused](const DecoderWeights& w, std::int64_t batch,
-                                                                      std::int64_t context, std::int64_t layers) {
-        return std::make_unique<CudaDecoder>(w, batch, context, layers, launch, page, fused);
+      p, setup.seed, [launch, page = shape.page, fused = shape.fused, group](const DecoderWeights& w, std::int64_t batch,
+                                                                             std::int64_t context, std::int64_t layers) {
+        return std::make_unique<CudaDecoder>(w, batch, context, layers, launch, page, fused, group);
       }));
 });
 

@@ -321,15 +321,18 @@ void check_tensor_parallel(const ModelConfig& m, const InferenceShape& s, Dtype 
   if (const auto why = tensor_parallel_refusal(m, s.tp); !why.empty())
     throw InputError(fmt::format("inference shape {}: {}", shape_text, why));
   const bool gpu = backend_traits(backend).gpu;
-  if (s.tp > 1 && backend != "cpu")
-    throw InputError(fmt::format("inference shape {}: tensor parallel runs on --backend cpu ranks (MPI) in this build, "
-                                 "not on {}: run it with --backend cpu, or leave :tp{} out", shape_text, backend, s.tp));
+  if (s.tp > 1 && backend != "cpu" && backend != "cuda")
+    throw InputError(fmt::format("inference shape {}: tensor parallel runs on --backend cpu ranks (MPI) and cuda GPUs "
+                                 "(NCCL) in this build, not on {}: run it with one of those, or leave :tp{} out",
+                                 shape_text, backend, s.tp));
   if (s.tp != ranks.ranks)
     throw InputError(
         ranks.ranks == 1
             ? fmt::format("inference shape {} splits {} over {} ranks, one process each, and this run is one process: "
-                          "launch {} of them, e.g. mpirun -np {} rooftop run --suite inference --backend {} --shape {} "
-                          "(srun -n {} under Slurm)", shape_text, m.name, s.tp, s.tp, s.tp, backend, shape_text, s.tp)
+                          "launch {} of them, e.g. {}rooftop run {}--suite inference --backend {} --shape {} "
+                          "(srun -n {} under Slurm)", shape_text, m.name, s.tp, s.tp,
+                          backend == "cuda" ? "" : fmt::format("mpirun -np {} ", s.tp),
+                          backend == "cuda" ? fmt::format("--ranks {} ", s.tp) : "", backend, shape_text, s.tp)
             : fmt::format("inference shape {} asks for tp{}, but {} ranks were launched: every rank of a run is one "
                           "tensor-parallel rank; give the shape :tp{}, or {}",
                           shape_text, s.tp, ranks.ranks, ranks.ranks,

@@ -24,6 +24,11 @@ void TensorParallelGroup::all_reduce(float* data, std::size_t count) {
   transport_.wait(timeout_s_);
 }
 
+void TensorParallelGroup::wait_queued(const char* what) {
+  const Bounded bound(watchdog_, timeout_s_, what);
+  transport_.wait(timeout_s_);
+}
+
 void TensorParallelGroup::all_gather(const float* mine, std::size_t count, float* out) {
   const Bounded bound(watchdog_, timeout_s_, "a tensor-parallel all-gather of a decode step");
   transport_.all_gather(0, mine, out, count, Dtype::fp32);

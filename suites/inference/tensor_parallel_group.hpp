@@ -29,6 +29,9 @@ class TensorParallelGroup {
   // among equal ones (what one rank's first maximum over the whole row gives). Indices must
   // be below 2^24 (they travel as fp32; vocabularies are below kMaxVocab = 2^24).
   void argmax(std::span<const float> value, std::span<const std::int32_t> index, std::span<std::int32_t> out);
+  // Waits, bounded as the collectives are, for the work queued on the transport's stream: a
+  // GPU decoder's step, whose all-reduces it queues itself without waiting (queue_nccl_on).
+  void wait_queued(const char* what);
 
  private:
   Transport& transport_;
