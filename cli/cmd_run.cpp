@@ -324,8 +324,8 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                   "(default: one process drives every GPU; under mpirun or srun, one rank a process)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--comm-timeout", o.comm_timeout_s,
-                  "collectives: seconds before a collective that has not finished counts as a dead or hung rank "
-                  "(every rank then ends with exit 5)")
+                  "collectives and tensor-parallel inference (:tpN): seconds before a collective that has not "
+                  "finished counts as a dead or hung rank (every rank then ends with exit 5)")
       ->capture_default_str()->check(finite_positive());
   cmd->callback([flags, &exit_code] { exit_code = execute_run(*flags); });
 }

@@ -1,3 +1,4 @@
+#include "reports/tp_scaling.hpp"
 #include "reports/html_report.hpp"
 
 #include <fmt/format.h>
@@ -182,6 +183,26 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std:
       if (!stages.empty()) row.set("stages", stage_bar(stages, stage_names));
       rows.push_back(row);
     }
+  }
+  return rows;
+}
+
+// Tensor-parallel scaling across the files (tp_scaling.hpp): a row a point and tp.
+std::vector<data> tp_scaling_section(const std::vector<ReportInput>& inputs) {
+  std::vector<const RunResults*> runs;
+  for (const auto& in : inputs) runs.push_back(&in.run);
+  std::vector<data> rows;
+  for (const auto& r : tp_scaling_rows(runs)) {
+    data row;
+    row.set("device", r.device);
+    row.set("point", r.point);
+    row.set("dtype", r.dtype);
+    row.set("tp", std::to_string(r.tp));
+    row.set("tpot", fmt::format("{:.3f}", r.tpot_s * 1e3));
+    row.set("tokens", fmt::format("{:.4g}", r.tokens_per_s));
+    row.set("speedup", fmt::format("{:.2f}x", r.speedup));
+    row.set("efficiency", fmt::format("{:.0f}%", 100 * r.efficiency));
+    rows.push_back(row);
   }
   return rows;
 }
@@ -778,6 +799,11 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     if (!legend.empty()) section.set("has_stages", true);
     section.set("stage_legend", list_of(legend));
     view.set("inference", section);
+  }
+  if (auto scaling = tp_scaling_section(inputs); !scaling.empty()) {
+    data section;
+    section.set("rows", list_of(scaling));
+    view.set("tp_scaling", section);
   }
   put(view, "rows", list_of(std::move(rows)));
   view.set("result_count", std::to_string(row_count));
