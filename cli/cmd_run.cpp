@@ -155,6 +155,9 @@ int execute_run(RunFlags& f) {
   // Ranks in lockstep (collectives), or a scenario suite's tensor-parallel ranks under an
   // MPI launcher (inference :tpN): MPI_Init before anything prints.
   if (lockstep || (launched_by_mpi() && measurement_of(o) == Measurement::scenario)) transport = backend.make_transport();
+  // Every rank draws what rank 0 draws (a tensor-parallel model's weights are sliced from
+  // the same seeded ones on each rank): without --seed, rank 0's random seed.
+  if (transport && transport->ranks() > 1) o.seed = std::stoull(transport->gather_strings(std::to_string(o.seed)).front());
   const bool writer = !transport || transport->writes_results();
   // Input errors (suite, dtype, shape, filter) before anything is measured. A rank that
   // refuses its arguments alone would leave the others waiting for it.
