@@ -1,4 +1,3 @@
-#include "reports/tp_scaling.hpp"
 #include "reports/html_report.hpp"
 
 #include <fmt/format.h>
@@ -6,6 +5,7 @@
 #include "harness/units.hpp"
 #include "reports/result_rows.hpp"
 #include "reports/run_scope.hpp"
+#include "reports/tp_scaling.hpp"
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -782,6 +782,12 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       view.set("run_conditions", section);
     }
   }
+  // Tensor-parallel scaling across the files (tp_scaling.hpp).
+  if (auto scaling = tp_scaling_section(inputs); !scaling.empty()) {
+    data section;
+    section.set("rows", list_of(scaling));
+    view.set("tp_scaling", section);
+  }
   const data worst = worst_section(inputs);
   if (!worst.is_empty_list()) view.set("has_worst", true);
   view.set("worst", worst);
@@ -799,11 +805,6 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
     if (!legend.empty()) section.set("has_stages", true);
     section.set("stage_legend", list_of(legend));
     view.set("inference", section);
-  }
-  if (auto scaling = tp_scaling_section(inputs); !scaling.empty()) {
-    data section;
-    section.set("rows", list_of(scaling));
-    view.set("tp_scaling", section);
   }
   put(view, "rows", list_of(std::move(rows)));
   view.set("result_count", std::to_string(row_count));
