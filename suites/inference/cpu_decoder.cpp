@@ -269,7 +269,7 @@ void CpuDecoder::fill_cache_randomly(std::int64_t length, std::uint64_t seed) {
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t block_head = i / head, g = block_head % kv;
       const std::size_t global = ((block_head / kv) * kv_all + first + g) * head + i % head;
-      store(w_.dtype, cache->data(), i, static_cast<float>(uniform_at(s, global, -1.7, 1.7)));
+      store(w_.dtype, cache->data(), i, static_cast<float>(uniform_at(s, global, -1.7f, 1.7f)));
     }
   }
 }
