@@ -3,7 +3,7 @@
 inference --backend cpu --shape tiny:decode:1x128:tp2` passes its check against the
 reference; a generation at tp2 gives the same greedy tokens and top logits as on one rank
 (fp32, the same seed: the same weights); a transformers checkpoint with 3 query heads a kv
-head gives transformers' greedy tokens at tp2; --stages gives each all-reduce a point with its
+head gives transformers' greedy tokens at tp2 and at tp6 (each kv head on 3 ranks); --stages gives each all-reduce a point with its
 bus bandwidth and --trace a track per rank; a tp other than the ranks launched is refused
 (exit 2); and a rank stopped mid-step ends the job with exit 5 within --comm-timeout (its
 first point, run without --seed, checked: the ranks agree on the weights' seed).
@@ -87,16 +87,17 @@ else:
 # transformers' own tokens from a GQA checkpoint of 6 query and 2 kv heads (3 a group, head dim 80).
 with open(os.path.join(fixture, "expected.json")) as f:
     expected = json.load(f)
-hf = os.path.join(out, "tp2-group3.json")
-p3 = run(launch + [rooftop] + common + ["--dtype", "fp32", "--shape", f"{fixture}:generate:1x40x24:tp2",
-                                        "--prompt", ",".join(map(str, expected["prompt"])), "--out", hf])
-if p3.returncode != 0:
-    problems.append(f"the group-3 checkpoint at tp2 exited {p3.returncode}")
-else:
+for tp in (2, 6):  # 6: fewer kv heads (2) than ranks, each replicated on 3
+    hf = os.path.join(out, f"tp{tp}-group3.json")
+    p3 = run(launch[:-1] + [str(tp), rooftop] + common + ["--dtype", "fp32", "--shape", f"{fixture}:generate:1x40x24:tp{tp}",
+                                                         "--prompt", ",".join(map(str, expected["prompt"])), "--out", hf])
+    if p3.returncode != 0:
+        problems.append(f"the group-3 checkpoint at tp{tp} exited {p3.returncode}")
+        continue
     with open(hf) as f:
         r = json.load(f)["results"][0]
     if r["outputs"]["greedy_tokens"][0] != expected["greedy_tokens"]:
-        problems.append(f"group-3 checkpoint at tp2: tokens {r['outputs']['greedy_tokens'][0]}, "
+        problems.append(f"group-3 checkpoint at tp{tp}: tokens {r['outputs']['greedy_tokens'][0]}, "
                         f"transformers {expected['greedy_tokens']}")
 
 # A tp other than the ranks launched: refused on every rank before anything runs.
