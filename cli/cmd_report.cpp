@@ -17,6 +17,7 @@
 #include "harness/exit_codes.hpp"
 #include "harness/gate.hpp"
 #include "harness/history_store.hpp"
+#include "reports/tp_scaling.hpp"
 #include "reports/html_report.hpp"
 
 namespace rooftop::cli {
@@ -91,6 +92,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
     const auto md = markdown->empty() ? std::string() : reports::render_markdown_report(inputs, options);
     write_file_atomically(*out, html);
     if (!markdown->empty()) write_file_atomically(*markdown, md);
+    std::vector<const RunResults*> runs;
+    for (const auto& in : inputs) runs.push_back(&in.run);
+    reports::print_tp_scaling(std::cout, reports::tp_scaling_rows(runs));
     fmt::print(stderr, "rooftop: wrote {} ({:.1f} KB)\n", *out, static_cast<double>(html.size()) / 1024);
     // With a baseline, the verdict's exit code, as `rooftop gate` gives it.
     exit_code = options.gate ? gate_exit_code(*options.gate) : kExitOk;

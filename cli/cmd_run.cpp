@@ -158,6 +158,9 @@ int execute_run(RunFlags& f) {
   // MPI launcher (inference :tpN): MPI_Init before anything prints.
   if (lockstep || ((launched_by_mpi() || launched_as_local_rank()) && measurement_of(o) == Measurement::scenario))
     transport = backend.make_transport();
+  // Every rank draws what rank 0 draws (a tensor-parallel model's weights are sliced from
+  // the same seeded ones on each rank): without --seed, rank 0's random seed.
+  if (transport && transport->ranks() > 1) o.seed = std::stoull(transport->gather_strings(std::to_string(o.seed)).front());
   const bool writer = !transport || transport->writes_results();
   // Input errors (suite, dtype, shape, filter) before anything is measured. A rank that
   // refuses its arguments alone would leave the others waiting for it.
@@ -333,8 +336,8 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                   "(default: one process drives every GPU; under mpirun or srun, one rank a process)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--comm-timeout", o.comm_timeout_s,
-                  "collectives: seconds before a collective that has not finished counts as a dead or hung rank "
-                  "(every rank then ends with exit 5)")
+                  "collectives and tensor-parallel inference (:tpN): seconds before a collective that has not "
+                  "finished counts as a dead or hung rank (every rank then ends with exit 5)")
       ->capture_default_str()->check(finite_positive());
   cmd->callback([flags, &exit_code] { exit_code = execute_run(*flags); });
 }

@@ -5,6 +5,7 @@
 #include "harness/units.hpp"
 #include "reports/result_rows.hpp"
 #include "reports/run_scope.hpp"
+#include "reports/tp_scaling.hpp"
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -183,6 +184,26 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std:
       if (!stages.empty()) row.set("stages", stage_bar(stages, stage_names));
       rows.push_back(row);
     }
+  }
+  return rows;
+}
+
+// Tensor-parallel scaling across the files (tp_scaling.hpp): a row a point and tp.
+std::vector<data> tp_scaling_section(const std::vector<ReportInput>& inputs) {
+  std::vector<const RunResults*> runs;
+  for (const auto& in : inputs) runs.push_back(&in.run);
+  std::vector<data> rows;
+  for (const auto& r : tp_scaling_rows(runs)) {
+    data row;
+    row.set("device", r.device);
+    row.set("point", r.point);
+    row.set("dtype", r.dtype);
+    row.set("tp", std::to_string(r.tp));
+    row.set("tpot", fmt::format("{:.3f}", r.tpot_s * 1e3));
+    row.set("tokens", fmt::format("{:.4g}", r.tokens_per_s));
+    row.set("speedup", fmt::format("{:.2f}x", r.speedup));
+    row.set("efficiency", fmt::format("{:.0f}%", 100 * r.efficiency));
+    rows.push_back(row);
   }
   return rows;
 }
@@ -761,6 +782,12 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
       section.set("items", list_of(items));
       view.set("run_conditions", section);
     }
+  }
+  // Tensor-parallel scaling across the files (tp_scaling.hpp).
+  if (auto scaling = tp_scaling_section(inputs); !scaling.empty()) {
+    data section;
+    section.set("rows", list_of(scaling));
+    view.set("tp_scaling", section);
   }
   const data worst = worst_section(inputs);
   if (!worst.is_empty_list()) view.set("has_worst", true);

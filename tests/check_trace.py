@@ -36,15 +36,16 @@ def inside(inner, outer):
     return outer["ts"] <= inner["ts"] + 1e-3 and inner["ts"] + inner["dur"] <= outer["ts"] + outer["dur"] + 1e-3
 
 
+# Nesting within a track: a point's process, its thread (one a rank where several ran it).
 for e in spans:
-    key = (e["pid"], e["args"]["forward"])
+    key = (e["pid"], e["tid"], e["args"]["forward"])
     if e["name"] == "forward":
         continue
-    forwards = [f for f in spans if f["name"] == "forward" and (f["pid"], f["args"]["forward"]) == key]
+    forwards = [f for f in spans if f["name"] == "forward" and (f["pid"], f["tid"], f["args"]["forward"]) == key]
     if len(forwards) != 1 or not inside(e, forwards[0]):
-        problems.append(f"{e['name']} (pid {e['pid']}, forward {key[1]}) is not inside exactly one forward")
+        problems.append(f"{e['name']} (pid {e['pid']}, tid {e['tid']}, forward {key[2]}) is not inside exactly one forward")
     if "layer" in e["args"] and e["name"] != "layer":
-        layers = [l for l in spans if l["name"] == "layer" and (l["pid"], l["args"]["forward"]) == key
+        layers = [l for l in spans if l["name"] == "layer" and (l["pid"], l["tid"], l["args"]["forward"]) == key
                   and l["args"]["layer"] == e["args"]["layer"]]
         if len(layers) != 1 or not inside(e, layers[0]):
             problems.append(f"{e['name']} of layer {e['args']['layer']} is not inside its layer")

@@ -2,9 +2,11 @@
 """Tensor-parallel inference on 2 MPI ranks (cli, mpi): `mpirun -np 2 rooftop run --suite
 inference --backend cpu --shape tiny:decode:1x128:tp2` passes its check against the
 reference; a generation at tp2 gives the same greedy tokens and top logits as on one rank
-(fp32, the same seed: the same weights); --stages gives each all-reduce a point with its
+(fp32, the same seed: the same weights); a transformers checkpoint with 3 query heads a kv
+head gives transformers' greedy tokens at tp2 and at tp6 (each kv head on 3 ranks); --stages gives each all-reduce a point with its
 bus bandwidth and --trace a track per rank; a tp other than the ranks launched is refused
-(exit 2); and a rank stopped mid-step ends the job with exit 5 within --comm-timeout.
+(exit 2); and a rank stopped mid-step ends the job with exit 5 within --comm-timeout (its
+first point, run without --seed, checked: the ranks agree on the weights' seed).
 
 usage: mpi_inference_tp.py ROOFTOP OUT_DIR   (exit 4: no mpirun, SKIP)
 """
@@ -26,7 +28,9 @@ os.makedirs(out, exist_ok=True)
 # Root and oversubscription: CI runs as root on 2 cores. One thread a rank: 2 ranks share 2 cores.
 launch = [mpirun, "--allow-run-as-root", "--oversubscribe", "-x", "OMP_NUM_THREADS=1", "-np", "2"]
 env = dict(os.environ, OMP_NUM_THREADS="1")
-common = ["run", "--suite", "inference", "--backend", "cpu", "--seed", "7", "--repetitions", "1"]
+base = ["run", "--suite", "inference", "--backend", "cpu"]
+common = base + ["--seed", "7", "--repetitions", "1"]
+fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "hf", "llama-group3-d80")
 problems = []
 
 
@@ -80,6 +84,22 @@ else:
     if tracks != {"rank 0", "rank 1"}:
         problems.append(f"trace tracks {tracks}, expected one a rank")
 
+# transformers' own tokens from a GQA checkpoint of 6 query and 2 kv heads (3 a group, head dim 80).
+with open(os.path.join(fixture, "expected.json")) as f:
+    expected = json.load(f)
+for tp in (2, 6):  # 6: fewer kv heads (2) than ranks, each replicated on 3
+    hf = os.path.join(out, f"tp{tp}-group3.json")
+    p3 = run(launch[:-1] + [str(tp), rooftop] + common + ["--dtype", "fp32", "--shape", f"{fixture}:generate:1x40x24:tp{tp}",
+                                                         "--prompt", ",".join(map(str, expected["prompt"])), "--out", hf])
+    if p3.returncode != 0:
+        problems.append(f"the group-3 checkpoint at tp{tp} exited {p3.returncode}")
+        continue
+    with open(hf) as f:
+        r = json.load(f)["results"][0]
+    if r["outputs"]["greedy_tokens"][0] != expected["greedy_tokens"]:
+        problems.append(f"group-3 checkpoint at tp{tp}: tokens {r['outputs']['greedy_tokens'][0]}, "
+                        f"transformers {expected['greedy_tokens']}")
+
 # A tp other than the ranks launched: refused on every rank before anything runs.
 wrong = run(launch + [rooftop] + common + ["--shape", "tiny:decode:1x16:tp4"], timeout=60)
 if wrong.returncode != 2 or "asks for tp4, but 2 ranks were launched" not in wrong.stderr:
@@ -89,7 +109,7 @@ if wrong.returncode != 2 or "asks for tp4, but 2 ranks were launched" not in wro
 hang = os.path.join(out, "tp2-hang.json")
 if os.path.exists(hang):
     os.remove(hang)
-job = subprocess.Popen(launch + [rooftop] + common[:-2] + ["--repetitions", "200", "--comm-timeout", "2", "--shape",
+job = subprocess.Popen(launch + [rooftop] + base + ["--repetitions", "200", "--comm-timeout", "2", "--shape",
                                                           "tiny:decode:1x16:tp2,tiny:generate:1x16x2000:tp2",
                                                           "--out", hang],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)

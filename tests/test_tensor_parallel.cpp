@@ -157,6 +157,42 @@ TEST_CASE("tensor parallel: the shards' slices are the whole model's rows and co
   }
 }
 
+TEST_CASE("tensor parallel: a rank's random shard drawn alone is the whole model's sliced", "[inference][tp]") {
+  // Tied and untied heads, q/k/v biases (Qwen2), GQA 3:1 and fewer kv heads than ranks, uneven splits.
+  for (const bool biases : {false, true})
+    for (const auto& [heads, kv] : std::vector<std::pair<int, int>>{{6, 2}, {8, 2}})
+      for (const Dtype dtype : {Dtype::fp32, Dtype::bf16}) {
+        auto m = config(heads, kv, 50, 101, biases);
+        m.tied_embeddings = !biases;
+        const auto full = random_decoder_weights(m, dtype, 21);
+        for (int tp : valid_tensor_parallel_sizes(m))
+          for (int r = 0; r < tp && tp > 1; ++r) {
+            INFO(fmt::format("{} heads, {} kv, tp {} rank {}, {}, biases {}", heads, kv, tp, r, dtype_name(dtype), biases));
+            const auto s = tensor_parallel_slice(m, tp, r);
+            const auto sliced = shard_decoder_weights(full, s);
+            const auto drawn = random_shard_weights(m, dtype, 21, s);
+            CHECK(drawn.embedding == sliced.embedding);
+            CHECK(drawn.lm_head == sliced.lm_head);
+            REQUIRE(drawn.layers.size() == sliced.layers.size());
+            for (std::size_t l = 0; l < drawn.layers.size(); ++l) {
+              const auto& a = drawn.layers[l];
+              const auto& b = sliced.layers[l];
+              CHECK(a.qkv == b.qkv);
+              CHECK(a.o == b.o);
+              CHECK(a.gate_up == b.gate_up);
+              CHECK(a.down == b.down);
+              CHECK(a.qkv_bias == b.qkv_bias);
+              CHECK(a.o_bias == b.o_bias);
+            }
+            CHECK(drawn.config.heads == sliced.config.heads);
+            CHECK(drawn.config.vocab == s.vocab.count);
+            REQUIRE(drawn.shard);
+            CHECK(drawn.shard->model.vocab == 101);
+            CHECK(drawn.shard->slice.rank == r);
+          }
+      }
+}
+
 TEST_CASE("tensor parallel: the :tpN axis, its point and its refusals", "[inference][tp]") {
   const auto s = parse_inference_shape("tiny:decode:1x128:tp2");
   CHECK(s.tp == 2);
@@ -188,12 +224,16 @@ TEST_CASE("tensor parallel: a model that does not fit a rank is refused with wha
   CHECK(seventy.parameters() == Approx(70.55e9).epsilon(2e-3));
   const auto shape = parse_inference_shape("llama-3.1-70b:decode:1x128:tp2");
   // A rank's share at tp2: half the projections and LM head, the embedding whole.
-  const double tp2 = rank_memory_bytes(seventy, shape, Dtype::bf16, 2, false);
+  const double tp2 = rank_memory_bytes(seventy, shape, Dtype::bf16, 2);
   const double half = (seventy.matmul_parameters() / 2 + 8192.0 * 128256) * 2;
   CHECK(tp2 == Approx(half).epsilon(0.01));
   CHECK_THROWS_WITH(make_inference_problem(shape, Dtype::bf16, "cpu", {}, RankContext{2, 64.0 * 0x1p30}),
                     Catch::Contains("needs ") && Catch::Contains("GiB a rank at tp2") &&
                         Catch::Contains("a rank has 32.0 GiB (the host's available memory shared by 2 ranks)"));
+  // A CPU rank of seeded random weights keeps its shard and the check's first 2 layers, not the whole model.
+  const double check = host_copy_bytes(seventy, Dtype::bf16, HostCopy::check_layers);
+  CHECK(check == Approx((seventy.matmul_parameters() - 8192.0 * 128256) / 40 * 2 + 2 * 8192.0 * 128256 * 2).epsilon(1e-9));
+  CHECK(rank_memory_bytes(seventy, shape, Dtype::bf16, 2, HostCopy::check_layers) == Approx(tp2 + check));
   // One 80 GB GPU: it names the split that fits.
   CHECK_THROWS_WITH(make_inference_problem(parse_inference_shape("llama-3.1-70b:decode:1x128"), Dtype::bf16, "cuda", {},
                                            RankContext{1, 79.0 * 0x1p30}),

@@ -63,13 +63,20 @@ struct CpuDecoder::Linear {
 
 namespace {
 
+// The rank's slice: the weights' own where they are a shard already (random_shard_weights),
+// else the group's rank's.
 TensorParallelSlice slice_of(const DecoderWeights& w, const TensorParallelGroup* group) {
+  if (w.shard) {
+    if (!group || group->tp() != w.shard->slice.tp || group->rank() != w.shard->slice.rank)
+      throw std::logic_error("a rank's shard of the weights given to a decoder of another rank or group");
+    return w.shard->slice;
+  }
   return group ? tensor_parallel_slice(w.config, group->tp(), group->rank()) : TensorParallelSlice{};
 }
 
 std::unique_ptr<const DecoderWeights> shard_of(const DecoderWeights& w, const TensorParallelGroup* group,
                                                const TensorParallelSlice& slice, std::int64_t layers) {
-  if (!group || group->tp() == 1) return nullptr;
+  if (!group || group->tp() == 1 || w.shard) return nullptr;
   return std::make_unique<const DecoderWeights>(shard_decoder_weights(w, slice, layers));
 }
 
@@ -78,7 +85,8 @@ std::unique_ptr<const DecoderWeights> shard_of(const DecoderWeights& w, const Te
 CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers,
                        std::shared_ptr<TensorParallelGroup> group)
     : group_(group && group->tp() > 1 ? std::move(group) : nullptr), slice_(slice_of(w, group_.get())),
-      shard_(shard_of(w, group_.get(), slice_, layers)), model_kv_heads_(w.config.kv_heads), model_vocab_(w.config.vocab),
+      shard_(shard_of(w, group_.get(), slice_, layers)), model_kv_heads_(w.model_config().kv_heads),
+      model_vocab_(w.model_config().vocab),
       w_(shard_ ? *shard_ : w), batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
       blocks_(batch), page_(max_context), engine_(std::make_unique<Engine>()),
@@ -101,7 +109,8 @@ CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t
 }
 
 CpuDecoder::CpuDecoder(const DecoderWeights& w, PagedCache cache, std::int64_t max_context, std::int64_t layers)
-    : model_kv_heads_(w.config.kv_heads), model_vocab_(w.config.vocab), w_(w), batch_(1), max_context_(max_context),
+    : model_kv_heads_(w.model_config().kv_heads), model_vocab_(w.model_config().vocab), w_(w), batch_(1),
+      max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),
       blocks_(cache.blocks), page_(cache.page), engine_(std::make_unique<Engine>()),
       rope_frequencies_(w.config.rope_inverse_frequencies()) {
@@ -269,7 +278,7 @@ void CpuDecoder::fill_cache_randomly(std::int64_t length, std::uint64_t seed) {
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t block_head = i / head, g = block_head % kv;
       const std::size_t global = ((block_head / kv) * kv_all + first + g) * head + i % head;
-      store(w_.dtype, cache->data(), i, static_cast<float>(uniform_at(s, global, -1.7, 1.7)));
+      store(w_.dtype, cache->data(), i, static_cast<float>(uniform_at(s, global, -1.7f, 1.7f)));
     }
   }
 }

@@ -9,6 +9,7 @@
 // gather reads one row a token), and a tied LM head gets an e4m3 copy of it.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "harness/dtype.hpp"
@@ -40,6 +41,14 @@ struct DecoderWeights {
   std::vector<float> final_norm;
   std::vector<DecoderLayer> layers;
   Fp8Scales head_scale;
+  // A tensor-parallel rank's shard (shard_decoder_weights, random_shard_weights): the whole
+  // model's config and the rank's slice, `config` being the rank's. Empty: the whole model.
+  struct Shard {
+    ModelConfig model;
+    TensorParallelSlice slice;
+  };
+  std::optional<Shard> shard;
+  const ModelConfig& model_config() const { return shard ? shard->model : config; }
   const std::uint8_t* head() const { return lm_head.empty() ? embedding.data() : lm_head.data(); }
   // The embedding's dtype: the run's, bf16 for fp8.
   Dtype embedding_dtype() const { return dtype == Dtype::fp8 ? Dtype::bf16 : dtype; }
@@ -84,5 +93,11 @@ DecoderWeights quantize_to_fp8(DecoderWeights bf16, std::uint64_t seed, std::int
 // empty); the embedding, the norms and the row-parallel biases (o, down: added once, after the
 // all-reduce) whole. fp8 scales are per tensor: a slice keeps them.
 DecoderWeights shard_decoder_weights(const DecoderWeights& full, const TensorParallelSlice& slice, std::int64_t layers = -1);
+// The shard random_decoder_weights(config, dtype, seed, layers) sliced would give, drawn
+// alone (the draws are counter-based: each element from its index in the whole matrix), so a
+// rank never holds the whole model: the same values, a rank's memory. fp8 (whose scales are
+// the whole tensors' and calibrated on the whole model): drawn whole, then sliced.
+DecoderWeights random_shard_weights(const ModelConfig& config, Dtype dtype, std::uint64_t seed,
+                                    const TensorParallelSlice& slice, std::int64_t layers = -1);
 
 }  // namespace rooftop::inference

@@ -1,6 +1,11 @@
 // A tensor-parallel rank's slice of a decoder's weights (decoder_weights.hpp).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <stdexcept>
+
+#include "harness/bf16.hpp"
+#include "harness/random_fill.hpp"
 
 #include "suites/inference/decoder_weights.hpp"
 
@@ -38,6 +43,7 @@ IndexRange times(IndexRange r, std::int64_t k, std::int64_t offset = 0) { return
 }  // namespace
 
 DecoderWeights shard_decoder_weights(const DecoderWeights& full, const TensorParallelSlice& s, std::int64_t layers) {
+  if (full.shard) throw std::logic_error("shard_decoder_weights: the weights are a shard already");
   const ModelConfig& m = full.config;
   const std::int64_t d = m.head_dim, h = m.hidden, inter = m.intermediate;
   const std::size_t element = input_size(full.dtype);
@@ -75,6 +81,93 @@ DecoderWeights shard_decoder_weights(const DecoderWeights& full, const TensorPar
     w.layers.push_back(std::move(r));
   }
   w.config.layers = static_cast<std::int64_t>(w.layers.size());
+  w.shard = DecoderWeights::Shard{m, s};
+  w.shard->model.layers = w.config.layers;
+  return w;
+}
+
+}  // namespace rooftop::inference
+
+namespace rooftop::inference {
+namespace {
+
+// Rows `rows` (each a range) and columns `keep` of the seeded [*, cols] matrix that
+// random_decoder_weights draws (uniform in +-half_range, element i of the whole matrix from
+// uniform_at(seed, i)), row-major.
+std::vector<std::uint8_t> random_block(Dtype dtype, std::initializer_list<IndexRange> rows, std::int64_t cols,
+                                       IndexRange keep, double half_range, std::uint64_t seed) {
+  std::vector<std::int64_t> global;
+  for (const auto& r : rows)
+    for (auto row = r.begin; row < r.end(); ++row) global.push_back(row);
+  const auto n = static_cast<std::int64_t>(global.size()) * keep.count;
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(n) * input_size(dtype));
+  const auto r = static_cast<float>(half_range);  // as random_matrix passes it
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto at = static_cast<std::uint64_t>(global[static_cast<std::size_t>(i / keep.count)] * cols + keep.begin + i % keep.count);
+    const auto v = static_cast<float>(uniform_at(seed, at, -r, r));
+    if (dtype == Dtype::bf16) reinterpret_cast<std::uint16_t*>(out.data())[i] = float_to_bf16(v);
+    else reinterpret_cast<float*>(out.data())[i] = v;
+  }
+  return out;
+}
+
+double projection_range(std::int64_t fan_in) { return std::sqrt(3.0 / static_cast<double>(fan_in)); }
+
+}  // namespace
+
+DecoderWeights random_shard_weights(const ModelConfig& c, Dtype dtype, std::uint64_t seed, const TensorParallelSlice& s,
+                                    std::int64_t layers) {
+  if (dtype != Dtype::fp32 && dtype != Dtype::bf16) return shard_decoder_weights(random_decoder_weights(c, dtype, seed, layers), s);
+  // The draws of random_decoder_weights, in its order of seeds, each kept to the rank's part.
+  const std::int64_t h = c.hidden, d = c.head_dim, inter = c.intermediate, q_width = c.heads * d;
+  const std::int64_t n_layers = layers < 0 ? c.layers : std::min(layers, c.layers);
+  const IndexRange all_h{0, h}, q{s.q_heads.begin * d, s.q_heads.count * d}, k{q_width + s.kv_heads.begin * d, s.kv_heads.count * d},
+                   v{q_width + c.kv_heads * d + s.kv_heads.begin * d, s.kv_heads.count * d};
+  const IndexRange gate = s.intermediate, up{inter + s.intermediate.begin, s.intermediate.count};
+  DecoderWeights w;
+  w.dtype = dtype;
+  std::uint64_t seeds = splitmix64(seed);
+  const std::uint64_t embedding_seed = seeds++;
+  w.embedding = random_block(dtype, {{0, c.vocab}}, h, all_h, 1.0, embedding_seed);
+  w.lm_head = c.tied_embeddings ? random_block(dtype, {s.vocab}, h, all_h, 1.0, embedding_seed)
+                                : random_block(dtype, {s.vocab}, h, all_h, projection_range(h), seeds++);
+  w.final_norm.assign(static_cast<std::size_t>(h), 1.0f);
+  const auto pick = [](const std::vector<float>& b, std::initializer_list<IndexRange> ranges) {
+    std::vector<float> out;
+    for (const auto& r : ranges) out.insert(out.end(), b.begin() + r.begin, b.begin() + r.end());
+    return out;
+  };
+  for (std::int64_t l = 0; l < n_layers; ++l) {
+    DecoderLayer layer;
+    layer.attn_norm.assign(static_cast<std::size_t>(h), 1.0f);
+    layer.mlp_norm.assign(static_cast<std::size_t>(h), 1.0f);
+    layer.qkv = random_block(dtype, {q, k, v}, h, all_h, projection_range(h), seeds++);
+    layer.o = random_block(dtype, {all_h}, q_width, q, projection_range(q_width), seeds++);
+    layer.gate_up = random_block(dtype, {gate, up}, h, all_h, projection_range(h), seeds++);
+    layer.down = random_block(dtype, {all_h}, inter, s.intermediate, projection_range(inter), seeds++);
+    // Biases whole (they are small), as random_decoder_weights draws them, then the rank's part.
+    const auto bias = [&](bool present, std::int64_t n) {
+      std::vector<float> b;
+      if (present) {
+        b.resize(static_cast<std::size_t>(n));
+        fill_uniform(b, seeds++, -0.2f, 0.2f);
+      }
+      return b;
+    };
+    const auto qkv_bias = bias(c.qkv_bias, c.qkv_width());
+    layer.qkv_bias = qkv_bias.empty() ? qkv_bias : pick(qkv_bias, {q, k, v});
+    layer.o_bias = bias(c.o_bias, h);
+    const auto gate_up_bias = bias(c.mlp_bias, 2 * inter);
+    layer.gate_up_bias = gate_up_bias.empty() ? gate_up_bias : pick(gate_up_bias, {gate, up});
+    layer.down_bias = bias(c.mlp_bias, h);
+    w.layers.push_back(std::move(layer));
+  }
+  w.config = rank_config(c, s);
+  w.config.tied_embeddings = false;  // the shard's head is its own rows
+  w.config.layers = n_layers;
+  w.shard = DecoderWeights::Shard{c, s};
+  w.shard->model.layers = n_layers;
   return w;
 }
 

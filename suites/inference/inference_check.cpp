@@ -14,7 +14,7 @@
 namespace rooftop::inference {
 namespace {
 
-constexpr std::int64_t kPrompt = 8, kSliceLayers = 2;
+constexpr std::int64_t kPrompt = 8, kSliceLayers = kCheckLayers;
 
 }  // namespace
 

@@ -15,6 +15,8 @@ double logit_tolerance(Dtype dtype);
 
 // The decoder `make` builds (on any backend) against the reference, on `weights`.
 Correctness check_decoder(const DecoderWeights& weights, std::int64_t batch, std::uint64_t seed, const DecoderFactory& make);
+// The layers check_decoder runs (the first ones of the model): what a check needs of the weights.
+inline constexpr std::int64_t kCheckLayers = 2;
 // The same, for the CPU decoder.
 Correctness check_cpu_decoder(const DecoderWeights& weights, std::int64_t batch, std::uint64_t seed);
 

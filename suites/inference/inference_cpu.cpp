@@ -33,7 +33,7 @@ const RegisterImplementation kInferenceCpu("inference", "cpu", [](const Problem&
         [](const DecoderWeights& w, std::int64_t blocks, std::int64_t page, std::int64_t context, std::int64_t layers) {
           return std::unique_ptr<PagedDecoder>(std::make_unique<CpuDecoder>(w, CpuDecoder::PagedCache{blocks, page}, context, layers));
         }));
-  return std::unique_ptr<ScenarioInstance>(std::make_unique<InferenceInstance>(p, setup.seed, uniform));
+  return std::unique_ptr<ScenarioInstance>(std::make_unique<InferenceInstance>(p, setup.seed, uniform, group ? group->rank() : 0));
 });
 
 }  // namespace

@@ -38,14 +38,22 @@ DecoderWeights load_weights(const std::string& model, Dtype dtype, std::uint64_t
 }
 
 
-InferenceInstance::InferenceInstance(const Problem& p, std::uint64_t seed, DecoderFactory make)
+DecoderWeights load_rank_weights(const std::string& model, Dtype dtype, std::uint64_t seed, int tp, int rank) {
+  const auto config = load_model_config(model);
+  if (tp <= 1 || !checkpoint_files(model).empty()) return load_weights(model, dtype, seed);
+  return random_shard_weights(config, dtype, seed, tensor_parallel_slice(config, tp, rank));
+}
+
+InferenceInstance::InferenceInstance(const Problem& p, std::uint64_t seed, DecoderFactory make, int tp_rank)
     : shape_(shape_of(p)), seed_(seed), make_(std::move(make)),
       weights_(shape_.scenario == Scenario::serve
                    ? throw PointSkipped("a serve point runs on its backend's paged decoder (ServeInstance); this "
                                         "backend registers none")
-                   : load_weights(shape_.model, p.dtype, seed)) {
+                   : load_rank_weights(shape_.model, p.dtype, seed, shape_.tp, tp_rank)),
+      model_(weights_.model_config()) {
+  if (weights_.shard) check_weights_ = random_decoder_weights(model_, p.dtype, seed, kCheckLayers);
   decoder_ = make_(weights_, shape_.batch, max_context(), -1);
-  const auto& c = weights_.config;
+  const auto& c = model_;
   prompt_ = random_tokens(shape_.batch * std::max<std::int64_t>(shape_.prompt, 1), c.vocab, seed + 1);
   const auto& given = point_of(p).prompt_tokens;
   given_prompt_ = !given.empty();
@@ -68,7 +76,9 @@ std::string InferenceInstance::generic_path() const {
   return {};
 }
 
-Correctness InferenceInstance::check() { return check_decoder(weights_, shape_.batch, seed_ + 3, make_); }
+Correctness InferenceInstance::check() {
+  return check_decoder(check_weights_ ? *check_weights_ : weights_, shape_.batch, seed_ + 3, make_);
+}
 
 ScenarioRepetition InferenceInstance::run_repetition() {
   switch (shape_.scenario) {
@@ -85,7 +95,7 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
   const auto done = [&] { recorder.next_forward(); };
   std::vector<StageWork> work;
   // Tensor parallel: a rank's stages (rank 0's share), and the all-reduces the split adds.
-  const ModelConfig& model = weights_.config;
+  const ModelConfig& model = model_;
   const ModelConfig stages_of = shape_.tp > 1 ? rank_config(model, tensor_parallel_slice(model, shape_.tp, 0)) : model;
   const auto with_all_reduces = [&](std::vector<StageWork> stages, std::int64_t rows) {
     for (auto& st : all_reduce_stage_work(model, rows, shape_.tp, decoder_->all_reduce_element_bytes()))
@@ -137,7 +147,7 @@ std::vector<ScenarioInstance::StageWork> InferenceInstance::profile(StageRecorde
 nlohmann::ordered_json InferenceInstance::outputs() {
   if (shape_.scenario == Scenario::decode) return nullptr;
   constexpr std::int64_t kOutputSequences = 8, kTopLogits = 16;
-  const std::int64_t kept = std::min(shape_.batch, kOutputSequences), vocab = weights_.config.vocab;
+  const std::int64_t kept = std::min(shape_.batch, kOutputSequences), vocab = model_.vocab;
   const std::int64_t steps = std::max<std::int64_t>(shape_.generate, 1);
   decoder_->set_length(0);
   decoder_->forward(prompt_, shape_.prompt, next_);

@@ -4,6 +4,7 @@
 // reference, and profiled stage by stage.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,15 @@ namespace rooftop::inference {
 
 // A checkout's real weights where the model is its folder, else seeded random ones.
 DecoderWeights load_weights(const std::string& model, Dtype dtype, std::uint64_t seed);
+// Tensor parallel, rank `rank` of the shape's tp: seeded random weights drawn as the rank's
+// shard alone (random_shard_weights); a checkout's weights whole (the decoder slices them).
+DecoderWeights load_rank_weights(const std::string& model, Dtype dtype, std::uint64_t seed, int tp, int rank);
 
 class InferenceInstance final : public ScenarioInstance {
  public:
-  InferenceInstance(const Problem& problem, std::uint64_t seed, DecoderFactory make);
+  // `tp_rank`: this process's rank where the shape is tensor parallel (its decoders, from
+  // `make`, are that rank's).
+  InferenceInstance(const Problem& problem, std::uint64_t seed, DecoderFactory make, int tp_rank = 0);
 
   std::string implementation() const override { return decoder_->implementation(); }
   std::string implementation_label() const override { return decoder_->implementation_label(); }
@@ -41,7 +47,10 @@ class InferenceInstance final : public ScenarioInstance {
   InferenceShape shape_;
   std::uint64_t seed_;
   DecoderFactory make_;
-  DecoderWeights weights_;
+  DecoderWeights weights_;  // the model's, or a tensor-parallel rank's shard
+  ModelConfig model_;       // the whole model's
+  // A shard's check: the model's first kCheckLayers layers, whole (the reference reads them).
+  std::optional<DecoderWeights> check_weights_;
   std::unique_ptr<Decoder> decoder_;
   std::vector<std::int32_t> prompt_, next_;
   bool given_prompt_ = false;

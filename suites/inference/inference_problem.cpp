@@ -15,6 +15,7 @@
 #include "harness/errors.hpp"
 #include "suites/collectives/collective.hpp"
 #include "suites/inference/decoder_weights.hpp"
+#include "suites/inference/inference_check.hpp"
 #include "suites/inference/tensor_parallel.hpp"
 
 namespace rooftop::inference {
@@ -314,6 +315,12 @@ int ranks_on_this_host(int ranks) {
   return ranks;
 }
 
+// What a CPU rank keeps besides its shard (a GPU's memory holds the shard alone).
+HostCopy host_copy_of(const InferenceShape& s, bool gpu) {
+  if (gpu || s.tp <= 1) return HostCopy::none;
+  return checkpoint_files(s.model).empty() ? HostCopy::check_layers : HostCopy::whole;
+}
+
 // The tensor-parallel refusals, before anything runs: a tp that does not split the model,
 // another count of ranks than launched, a backend without it, a share that does not fit.
 void check_tensor_parallel(const ModelConfig& m, const InferenceShape& s, Dtype dtype, std::string_view backend,
@@ -339,23 +346,28 @@ void check_tensor_parallel(const ModelConfig& m, const InferenceShape& s, Dtype 
                           s.tp == 1 ? "run it without mpirun" : fmt::format("launch mpirun -np {}", s.tp)));
   if (ranks.available_bytes <= 0) return;
   const int sharing = gpu ? 1 : ranks_on_this_host(ranks.ranks);
-  const double have = ranks.available_bytes / sharing, need = rank_memory_bytes(m, s, dtype, s.tp, !gpu && s.tp > 1);
+  const HostCopy host = host_copy_of(s, gpu);
+  const double have = ranks.available_bytes / sharing, need = rank_memory_bytes(m, s, dtype, s.tp, host);
   if (need <= have) return;
   std::string way_out = "choose a smaller model, batch or context";
   if (gpu)
     for (int tp : valid_tensor_parallel_sizes(m))
-      if (tp > s.tp && rank_memory_bytes(m, s, dtype, tp, false) <= have) {
+      if (tp > s.tp && rank_memory_bytes(m, s, dtype, tp) <= have) {
         way_out = fmt::format("split it over more GPUs, e.g. :tp{} ({:.1f} GiB a rank), or {}", tp,
-                              rank_memory_bytes(m, s, dtype, tp, false) / 0x1p30, way_out);
+                              rank_memory_bytes(m, s, dtype, tp) / 0x1p30, way_out);
         break;
       }
   const double shard = rank_config(m, tensor_parallel_slice(m, s.tp, 0)).matmul_parameters() * weight_bytes(dtype);
   throw InputError(fmt::format("inference shape {} ({}) needs {:.1f} GiB a rank at tp{} ({:.1f} GiB of weights{}), but "
                                "a rank has {:.1f} GiB ({}): {}",
                                shape_text, dtype_name(dtype), need / 0x1p30, s.tp, shard / 0x1p30,
-                               !gpu && s.tp > 1 ? fmt::format(", and the whole model's {:.1f} GiB a CPU rank slices them from",
-                                                              rank_memory_bytes(m, s, dtype, 1, false) / 0x1p30)
-                                                : "",
+                               host == HostCopy::whole
+                                   ? fmt::format(", and the whole checkpoint's {:.1f} GiB a CPU rank slices them from",
+                                                 host_copy_bytes(m, dtype, host) / 0x1p30)
+                               : host == HostCopy::check_layers
+                                   ? fmt::format(", and {:.1f} GiB of the first {} layers, embedding and head for the check",
+                                                 host_copy_bytes(m, dtype, host) / 0x1p30, kCheckLayers)
+                                   : "",
                                have / 0x1p30,
                                gpu ? "the device's free memory"
                                    : fmt::format("the host's available memory{}", sharing > 1 ? fmt::format(" shared by {} ranks", sharing) : ""),
@@ -364,7 +376,18 @@ void check_tensor_parallel(const ModelConfig& m, const InferenceShape& s, Dtype 
 
 }  // namespace
 
-double rank_memory_bytes(const ModelConfig& model, const InferenceShape& s, Dtype dtype, int tp, bool host_copy) {
+double host_copy_bytes(const ModelConfig& model, Dtype dtype, HostCopy host) {
+  if (host == HostCopy::none) return 0;
+  const double h = static_cast<double>(model.hidden), v = static_cast<double>(model.vocab);
+  const double head = h * v, body = model.matmul_parameters() - head;  // the LM head, the layers' projections
+  const double layers = host == HostCopy::whole ? 1.0
+                                                : static_cast<double>(std::min(kCheckLayers, model.layers)) /
+                                                      static_cast<double>(model.layers);
+  const double embedding = model.tied_embeddings ? 0.0 : head;  // beside the untied head
+  return (body * layers + head) * weight_bytes(dtype) + embedding * activation_bytes(dtype);
+}
+
+double rank_memory_bytes(const ModelConfig& model, const InferenceShape& s, Dtype dtype, int tp, HostCopy host) {
   const ModelConfig m = tp > 1 ? rank_config(model, tensor_parallel_slice(model, tp, 0)) : model;
   const std::int64_t positions = positions_needed(s);
   const double cache =
@@ -375,9 +398,8 @@ double rank_memory_bytes(const ModelConfig& model, const InferenceShape& s, Dtyp
   // rank (its vocabulary's rows copied).
   const double embedding =
       model.tied_embeddings && dtype != Dtype::fp8 && tp == 1 ? 0.0 : static_cast<double>(model.hidden * model.vocab);
-  const double whole = host_copy ? model.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) : 0.0;
   return m.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) + cache + activations +
-         static_cast<double>(s.batch * m.vocab) * 4.0 + whole;
+         static_cast<double>(s.batch * m.vocab) * 4.0 + host_copy_bytes(model, dtype, host);
 }
 
 std::vector<ScenarioInstance::StageWork> all_reduce_stage_work(const ModelConfig& m, std::int64_t rows, int tp,
@@ -485,7 +507,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   attach_shape(p, std::move(point));
   // A rank's work: its shard's (the whole model's at tp 1).
   p.work = inference_work(s.tp > 1 ? rank_config(m, tensor_parallel_slice(m, s.tp, 0)) : m, s, dtype);
-  p.memory_bytes = rank_memory_bytes(m, s, dtype, s.tp, !gpu && s.tp > 1);
+  p.memory_bytes = rank_memory_bytes(m, s, dtype, s.tp, host_copy_of(s, gpu));
   return p;
 }
 

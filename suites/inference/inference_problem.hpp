@@ -115,10 +115,16 @@ Problem make_inference_problem(const InferenceShape& shape, Dtype dtype, std::st
 // collectives suite's) in their params. Empty for tp 1.
 std::vector<ScenarioInstance::StageWork> all_reduce_stage_work(const ModelConfig& model, std::int64_t rows, int tp,
                                                                double element_bytes);
-// The bytes a rank of a tp-way split holds for the shape (rank 0's, the largest share):
-// its weights, the embedding, its KV cache, activations and logits; `host_copy`: the whole
-// model's weights too (the CPU ranks build their shard from them).
-double rank_memory_bytes(const ModelConfig& model, const InferenceShape& shape, Dtype dtype, int tp, bool host_copy);
+// What a rank keeps in its memory besides its shard: nothing (a GPU's memory holds the shard
+// alone), the first kCheckLayers layers, embedding and head whole (a CPU rank with seeded
+// random weights: the check's reference reads them), or the whole model (a CPU rank reading
+// a checkpoint, which it slices).
+enum class HostCopy { none, check_layers, whole };
+// The bytes a rank of a tp-way split holds for the shape (rank 0's, the largest share): its
+// weights, the embedding, its KV cache, activations and logits, and `host`'s bytes.
+double rank_memory_bytes(const ModelConfig& model, const InferenceShape& shape, Dtype dtype, int tp,
+                         HostCopy host = HostCopy::none);
+double host_copy_bytes(const ModelConfig& model, Dtype dtype, HostCopy host);
 const InferencePoint& point_of(const Problem& problem);
 const InferenceShape& shape_of(const Problem& problem);
 

@@ -18,9 +18,9 @@ struct Bounded {
 TensorParallelGroup::TensorParallelGroup(Transport& t, Watchdog* dog, double timeout_s)
     : transport_(t), watchdog_(dog), timeout_s_(timeout_s) {}
 
-void TensorParallelGroup::all_reduce(float* data, std::size_t count) {
+void TensorParallelGroup::all_reduce(void* data, std::size_t count, Dtype dtype) {
   const Bounded bound(watchdog_, timeout_s_, "a tensor-parallel all-reduce of a decode step");
-  transport_.all_reduce(0, data, data, count, Dtype::fp32);
+  transport_.all_reduce(0, data, data, count, dtype);
   transport_.wait(timeout_s_);
 }
 

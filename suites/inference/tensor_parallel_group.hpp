@@ -21,8 +21,10 @@ class TensorParallelGroup {
   int rank() const { return transport_.rank_of(0); }
   Transport& transport() const { return transport_; }
 
-  // Sums `count` fp32 values over the ranks in place (where the transport's data lives).
-  void all_reduce(float* data, std::size_t count);
+  // Sums `count` values over the ranks in place (where the transport's data lives: host
+  // memory for MPI, the GPU's for NCCL); fp32 for the CPU decoder's residual.
+  void all_reduce(void* data, std::size_t count, Dtype dtype);
+  void all_reduce(float* data, std::size_t count) { all_reduce(data, count, Dtype::fp32); }
   // Each rank's `count` values, in rank order, into `out` (tp x count).
   void all_gather(const float* mine, std::size_t count, float* out);
   // Row r's best over the ranks of (value[r], index[r]): the largest value, the lowest index
