@@ -22,7 +22,8 @@ if gpus < 2:
     sys.exit(4)
 os.makedirs(out, exist_ok=True)
 env = dict(os.environ, NCCL_NVLS_ENABLE="0")
-common = ["run", "--suite", "inference", "--backend", "cuda", "--dtype", "bf16", "--seed", "7", "--repetitions", "1"]
+common = ["run", "--suite", "inference", "--backend", "cuda", "--dtype", "bf16", "--seed", "7", "--repetitions", "1",
+          "--comm-timeout", "60"]
 generates = ["tiny:generate:2x16x8", "llama-3.2-1b:generate:2x16x8:graph"]
 problems = []
 

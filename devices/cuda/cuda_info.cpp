@@ -6,13 +6,19 @@
 
 #include "devices/cuda/gpu_runtime.hpp"
 #include "devices/cuda/device_monitor.hpp"
+#include "devices/ranks/local_ranks.hpp"
 #include "harness/fingerprint.hpp"
 
 namespace rooftop::gpu {
 namespace {
+// ROOFTOP_GPU, else a rank's own GPU: the node-local rank of a multi-rank run (what its
+// NCCL communicator uses), where there are that many GPUs.
 int selected_ordinal() {
   const char* s = std::getenv("ROOFTOP_GPU");
-  return s && *s ? std::atoi(s) : 0;
+  if (s && *s) return std::atoi(s);
+  int count = 0;
+  const int local = node_local_rank();
+  return local > 0 && cudaGetDeviceCount(&count) == cudaSuccess && local < count ? local : 0;
 }
 }  // namespace
 

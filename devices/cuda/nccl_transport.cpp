@@ -43,14 +43,6 @@ ncclDataType_t nccl_type(Dtype d) {
   }
 }
 
-// This process's index among the ranks on its node, from the launcher's environment.
-int node_local_rank() {
-  if (launched_as_local_rank()) return local_rank();
-  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "PMIX_LOCAL_RANK"})
-    if (const char* s = std::getenv(v)) return std::atoi(s);
-  return 0;
-}
-
 class NcclTransport final : public Transport {
  public:
   explicit NcclTransport(ProcessGroup& world) : world_(world) {
@@ -214,7 +206,8 @@ class NcclTransport final : public Transport {
     if (device != devices_[0])
       throw std::logic_error(fmt::format("the decoder's stream is on GPU {}, this rank's communicator on GPU {}", device,
                                          devices_[0]));
-    ROOFTOP_GPU_CHECK(cudaStreamDestroy(streams_[0]));
+    if (streams_[0] == stream) return;  // bound already (each decoder of a point binds it)
+    if (!borrowed_) ROOFTOP_GPU_CHECK(cudaStreamDestroy(streams_[0]));
     streams_[0] = stream;
     borrowed_ = true;
   }

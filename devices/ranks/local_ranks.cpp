@@ -197,6 +197,13 @@ bool launched_as_local_rank() { return std::getenv(kRanksVar) != nullptr; }
 
 int local_rank() { return env_int(kRankVar); }
 
+int node_local_rank() {
+  if (launched_as_local_rank()) return local_rank();
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "PMIX_LOCAL_RANK"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return 0;
+}
+
 std::unique_ptr<ProcessGroup> make_local_ranks_group() {
   const int rank = env_int(kRankVar), size = env_int(kRanksVar);
   const char* path = std::getenv(kRendezvousVar);

@@ -13,6 +13,9 @@ namespace rooftop {
 bool launched_as_local_rank();
 // This process's rank among them (-1 when not started by --ranks).
 int local_rank();
+// This process's index among the ranks on its node, from its launcher's environment (ours,
+// Open MPI's, Slurm's, MPICH's, PMIx's); 0 without one.
+int node_local_rank();
 // The process group of the ranks `--ranks` started; throws InputError on a bad environment.
 std::unique_ptr<ProcessGroup> make_local_ranks_group();
 // Starts `ranks` copies of this process's own command line and waits for them: returns the

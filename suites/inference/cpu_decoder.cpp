@@ -61,31 +61,11 @@ struct CpuDecoder::Linear {
   bool gemv = false;  // our GEMV (cpu_gemv.cpp) measured faster than oneDNN for these few rows
 };
 
-namespace {
-
-// The rank's slice: the weights' own where they are a shard already (random_shard_weights),
-// else the group's rank's.
-TensorParallelSlice slice_of(const DecoderWeights& w, const TensorParallelGroup* group) {
-  if (w.shard) {
-    if (!group || group->tp() != w.shard->slice.tp || group->rank() != w.shard->slice.rank)
-      throw std::logic_error("a rank's shard of the weights given to a decoder of another rank or group");
-    return w.shard->slice;
-  }
-  return group ? tensor_parallel_slice(w.config, group->tp(), group->rank()) : TensorParallelSlice{};
-}
-
-std::unique_ptr<const DecoderWeights> shard_of(const DecoderWeights& w, const TensorParallelGroup* group,
-                                               const TensorParallelSlice& slice, std::int64_t layers) {
-  if (!group || group->tp() == 1 || w.shard) return nullptr;
-  return std::make_unique<const DecoderWeights>(shard_decoder_weights(w, slice, layers));
-}
-
-}  // namespace
 
 CpuDecoder::CpuDecoder(const DecoderWeights& w, std::int64_t batch, std::int64_t max_context, std::int64_t layers,
                        std::shared_ptr<TensorParallelGroup> group)
-    : group_(group && group->tp() > 1 ? std::move(group) : nullptr), slice_(slice_of(w, group_.get())),
-      shard_(shard_of(w, group_.get(), slice_, layers)), model_kv_heads_(w.model_config().kv_heads),
+    : group_(group && group->tp() > 1 ? std::move(group) : nullptr), slice_(decoder_slice(w, group_ ? group_->tp() : 1, group_ ? group_->rank() : 0)),
+      shard_(decoder_shard(w, slice_, layers)), model_kv_heads_(w.model_config().kv_heads),
       model_vocab_(w.model_config().vocab),
       w_(shard_ ? *shard_ : w), batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w.layers.size()))),

@@ -136,22 +136,12 @@ std::shared_ptr<TensorParallelGroup> bound_to_stream(std::shared_ptr<TensorParal
   return group;
 }
 
-TensorParallelSlice slice_of(const DecoderWeights& w, const TensorParallelGroup* group) {
-  return group ? tensor_parallel_slice(w.config, group->tp(), group->rank()) : TensorParallelSlice{};
-}
-
-std::unique_ptr<const DecoderWeights> shard_of(const DecoderWeights& w, const TensorParallelGroup* group,
-                                               const TensorParallelSlice& slice, std::int64_t layers) {
-  if (!group) return nullptr;
-  return std::make_unique<const DecoderWeights>(shard_decoder_weights(w, slice, layers));
-}
-
 }  // namespace
 
 CudaDecoder::CudaDecoder(const DecoderWeights& full, std::int64_t batch, std::int64_t max_context, std::int64_t layers,
                          Launch decode_launch, std::int64_t page, bool fused, std::shared_ptr<TensorParallelGroup> tp_group)
-    : group_(bound_to_stream(std::move(tp_group))), slice_(slice_of(full, group_.get())),
-      shard_(shard_of(full, group_.get(), slice_, layers)), model_vocab_(full.config.vocab), w_(shard_ ? *shard_ : full),
+    : group_(bound_to_stream(std::move(tp_group))), slice_(decoder_slice(full, group_ ? group_->tp() : 1, group_ ? group_->rank() : 0)),
+      shard_(decoder_shard(full, slice_, layers)), model_vocab_(full.model_config().vocab), w_(shard_ ? *shard_ : full),
       batch_(batch), max_context_(max_context),
       layers_(layers < 0 ? static_cast<std::int64_t>(w_.layers.size()) : std::min<std::int64_t>(layers, static_cast<std::int64_t>(w_.layers.size()))),
       decode_launch_(decode_launch), fp8_(w_.dtype == Dtype::fp8), fused_(fused) {

@@ -8,6 +8,7 @@
 // checkpoints carry them: weight_scale and input_scale); the embedding stays bf16 (a row
 // gather reads one row a token), and a tied LM head gets an e4m3 copy of it.
 #include <cstdint>
+#include <memory>
 #include <filesystem>
 #include <optional>
 #include <vector>
@@ -93,6 +94,13 @@ DecoderWeights quantize_to_fp8(DecoderWeights bf16, std::uint64_t seed, std::int
 // empty); the embedding, the norms and the row-parallel biases (o, down: added once, after the
 // all-reduce) whole. fp8 scales are per tensor: a slice keeps them.
 DecoderWeights shard_decoder_weights(const DecoderWeights& full, const TensorParallelSlice& slice, std::int64_t layers = -1);
+// A decoder's slice as rank `rank` of `tp` (tp 1: the whole model): the weights' own where
+// they are a shard already (random_shard_weights; throws std::logic_error where that is
+// another rank's), else computed from their config.
+TensorParallelSlice decoder_slice(const DecoderWeights& weights, int tp, int rank);
+// The shard a decoder slices from whole weights (null where tp is 1 or they are a shard already).
+std::unique_ptr<const DecoderWeights> decoder_shard(const DecoderWeights& weights, const TensorParallelSlice& slice,
+                                                    std::int64_t layers);
 // The shard random_decoder_weights(config, dtype, seed, layers) sliced would give, drawn
 // alone (the draws are counter-based: each element from its index in the whole matrix), so a
 // rank never holds the whole model: the same values, a rank's memory. fp8 (whose scales are

@@ -171,4 +171,19 @@ DecoderWeights random_shard_weights(const ModelConfig& c, Dtype dtype, std::uint
   return w;
 }
 
+TensorParallelSlice decoder_slice(const DecoderWeights& w, int tp, int rank) {
+  if (w.shard) {
+    if (tp != w.shard->slice.tp || rank != w.shard->slice.rank)
+      throw std::logic_error("a rank's shard of the weights given to a decoder of another rank or group");
+    return w.shard->slice;
+  }
+  return tp > 1 ? tensor_parallel_slice(w.config, tp, rank) : TensorParallelSlice{};
+}
+
+std::unique_ptr<const DecoderWeights> decoder_shard(const DecoderWeights& w, const TensorParallelSlice& slice,
+                                                    std::int64_t layers) {
+  if (slice.tp <= 1 || w.shard) return nullptr;
+  return std::make_unique<const DecoderWeights>(shard_decoder_weights(w, slice, layers));
+}
+
 }  // namespace rooftop::inference

@@ -33,7 +33,8 @@ const RegisterImplementation kInferenceCuda("inference", "cuda", [](const Proble
       p, setup.seed, [launch, page = shape.page, fused = shape.fused, group](const DecoderWeights& w, std::int64_t batch,
                                                                              std::int64_t context, std::int64_t layers) {
         return std::make_unique<CudaDecoder>(w, batch, context, layers, launch, page, fused, group);
-      }));
+      },
+      group ? group->rank() : 0));
 });
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <optional>
 
@@ -19,6 +20,9 @@ namespace {
 // requests join and leave mid-batch, the queue waits for blocks and freed blocks are reused.
 constexpr std::size_t kCheckRequests = 6;
 constexpr std::int64_t kCheckPrompt = 40, kCheckOutput = 8;
+// Two logits this close, relative to the row's largest magnitude, are a tie in bf16's
+// rounding (8 significant bits, sums over thousands of products).
+constexpr float kNearTie = 1e-2f;
 
 nlohmann::ordered_json percentiles_json(const Percentiles& p) { return {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}}; }
 
@@ -29,35 +33,49 @@ Correctness check_served_tokens(const DecoderWeights& weights, PagedDecoder& pag
   const auto prompts = serve_prompts(requests, weights.config.vocab, seed);
   const auto served = run_serve(paged, config, requests, prompts, false, true);
   Correctness c;
-  c.tolerance = "each request's greedy tokens served equal to the request alone (exact)";
+  c.tolerance = fmt::format("each request's greedy tokens served equal to the request alone; a token that differs only "
+                            "where the request alone's top two logits are within {} of its largest logit's magnitude (a "
+                            "tie in the dtype's rounding: another batch's reduction order) ends that request's comparison",
+                            kNearTie);
   c.passed = true;
+  std::int64_t near_ties = 0;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const auto& r = requests[i];
     const auto alone = solo(weights, 1, r.prompt + r.output, -1);
-    std::vector<std::int32_t> next(1), tokens;
-    alone->forward(prompts[i], r.prompt, next);
-    tokens.push_back(next[0]);
-    for (std::int64_t g = 1; g < r.output; ++g) {
-      alone->forward(std::vector<std::int32_t>{next[0]}, 1, next);
-      tokens.push_back(next[0]);
-    }
-    c.elements_total += static_cast<std::uint64_t>(tokens.size());
-    for (std::size_t t = 0; t < tokens.size(); ++t) {
+    std::vector<std::int32_t> next(1);
+    c.elements_total += static_cast<std::uint64_t>(r.output);
+    for (std::int64_t t = 0; t < r.output; ++t) {
+      if (t == 0) alone->forward(prompts[i], r.prompt, next);
+      else alone->forward(std::vector<std::int32_t>{next[0]}, 1, next);
+      const auto got = static_cast<std::size_t>(t) < served.tokens[i].size() ? served.tokens[i][static_cast<std::size_t>(t)] : -1;
       ++c.elements_checked;
-      const auto got = t < served.tokens[i].size() ? served.tokens[i][t] : -1;
-      if (got != tokens[t] && c.passed) {
+      if (got == next[0]) continue;
+      // Where the request alone's logits leave the served token as good as its own within
+      // rounding, both are the greedy token: the sequences part there, and nothing after it
+      // compares.
+      const auto& logits = alone->logits();
+      const float best = logits[static_cast<std::size_t>(next[0])];
+      const float scale = *std::max_element(logits.begin(), logits.end(), [](float a, float b) { return std::abs(a) < std::abs(b); });
+      if (got >= 0 && got < weights.config.vocab && best - logits[static_cast<std::size_t>(got)] <= kNearTie * std::abs(scale)) {
+        ++near_ties;
+        break;
+      }
+      if (c.passed) {
         c.passed = false;
         c.max_error_ratio = 1;
         c.worst_element = fmt::format("request {} (prompt {}, output {}) token {}: served {}, alone {}", i, r.prompt, r.output, t,
-                                      got, tokens[t]);
+                                      got, next[0]);
       }
+      break;
     }
-    if (served.tokens[i].size() != tokens.size() && c.passed) {
+    if (served.tokens[i].size() != static_cast<std::size_t>(r.output) && c.passed) {
       c.passed = false;
-      c.worst_element = fmt::format("request {}: {} tokens served, {} alone", i, served.tokens[i].size(), tokens.size());
+      c.max_error_ratio = 1;
+      c.worst_element = fmt::format("request {}: {} tokens served, {} asked", i, served.tokens[i].size(), r.output);
     }
   }
-  if (!c.passed) c.max_error_ratio = std::max(c.max_error_ratio, 1.0);
+  if (c.passed && near_ties > 0)
+    c.worst_element = fmt::format("{} request(s) parted from their run alone at a near tie of the top two logits", near_ties);
   return c;
 }
 

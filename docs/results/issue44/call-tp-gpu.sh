@@ -13,11 +13,11 @@ nvidia-smi --query-gpu=index,name,clocks.sm,clocks.mem,temperature.gpu,power.dra
 python3 tests/gpu_inference_tp.py "$R" "$out/test" > "$out/gpu-test-tp.txt" 2>&1
 echo "tp test exit $?"; tail -5 "$out/gpu-test-tp.txt"
 [ -n "$(ls $ROOFTOP_HOME/profiles/*.json 2>/dev/null)" ] || "$R" characterize --backend cuda > "$out/characterize.txt" 2>&1
-for model in ${MODELS:-llama-3.2-1b llama-3.1-8b}; do
+for model in ${MODELS:-llama-3.1-8b llama-3.2-1b}; do
   shape="$model:decode:1x512:graph:fused"
   timeout 200 "$R" run --backend cuda --suite inference --dtype bf16 --repetitions 10 --shape "$shape" \
     --out "$out/$model-tp1.json" > "$out/$model-tp1.log" 2>&1; echo "$model tp1 exit $?"
-  timeout 300 "$R" run --ranks 2 --backend cuda --suite inference --dtype bf16 --repetitions 10 --stages \
+  timeout 300 "$R" run --ranks 2 --comm-timeout 60 --backend cuda --suite inference --dtype bf16 --repetitions 10 --stages \
     --shape "$shape:tp2" --out "$out/$model-tp2.json" > "$out/$model-tp2.log" 2>&1; echo "$model tp2 exit $?"
   grep -hE "_c512_" "$out/$model-tp1.log" "$out/$model-tp2.log" | grep -v stage | cut -c1-150 | head -4
 done
