@@ -59,6 +59,10 @@ for i in "${!names[@]}"; do
   ip -n "$ns" addr add "${addrs[$i]}/24" dev "${tag}0"
   ip -n "$ns" link set "${tag}0" up
   ip -n "$ns" link set lo up
+  # A peer behind a cut link is given up in seconds, not TCP's default quarter of an hour:
+  # launchers (mpirun's daemons, srun) then notice a lost node and end the job.
+  nsenter --net="/run/netns/$ns" sysctl -q -w net.ipv4.tcp_retries2=5 net.ipv4.tcp_keepalive_time=5 \
+    net.ipv4.tcp_keepalive_intvl=1 net.ipv4.tcp_keepalive_probes=3
   # `ip netns exec` puts /etc/netns/NS/hosts over /etc/hosts: the nodes find each other by name.
   mkdir -p "/etc/netns/$ns"
   { echo "127.0.0.1 localhost"; for j in "${!names[@]}"; do echo "${addrs[$j]} ${names[$j]}"; done; } > "/etc/netns/$ns/hosts"
@@ -72,7 +76,10 @@ munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.sock
   fail "munged did not start (log: $dir/log/munged.log)"
 
 for ns in "${names[@]}"; do mkdir -p "$dir/state/slurmd-$ns" "$dir/state/tmp-$ns"; done
-cpus=$(nproc)
+# Two ranks a node at least, even on a one-CPU machine (slurm.conf is believed, below);
+# getconf, not nproc: nproc obeys OMP_NUM_THREADS.
+cpus=$(getconf _NPROCESSORS_ONLN)
+[ "$cpus" -ge 2 ] || cpus=2
 {
   cat <<EOF
 # Made by ci/cluster/start.sh for a CI cluster of network namespaces on one machine.
@@ -122,15 +129,19 @@ export SLURM_CONF=$dir/slurm.conf
 # slurmctld on node 1, a slurmd on every node, each in the foreground of its namespace (so the
 # namespace's process list is the whole story) and its own host name.
 on_node() { bash "$here/on-node.sh" "$@"; }
+# on-node.sh execs its way down to the daemon: each background job's process is the daemon.
+daemons=()
 on_node "${names[0]}" slurmctld -D -i -f "$SLURM_CONF" > "$dir/log/slurmctld.out" 2>&1 &
+daemons+=("$!:slurmctld")
 for ns in "${names[@]}"; do
   on_node "$ns" slurmd -D -N "$ns" -f "$SLURM_CONF" > "$dir/log/slurmd-$ns.out" 2>&1 &
+  daemons+=("$!:slurmd on $ns")
 done
 
 # Up when every node reports idle (sinfo from node 1, through the cluster's own network).
 for _ in $(seq 1 60); do
-  for ns in "${names[@]}"; do
-    [ -n "$(ip netns pids "$ns")" ] || fail "nothing runs on $ns: its slurmd (or slurmctld) ended (log: $dir/log)"
+  for daemon in "${daemons[@]}"; do
+    kill -0 "${daemon%%:*}" 2>/dev/null || fail "${daemon#*:} ended (log: $dir/log)"
   done
   idle=$(on_node "${names[0]}" sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 == "idle"' | wc -l || true)
   [ "$idle" = "$nodes" ] && break

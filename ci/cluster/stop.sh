@@ -29,6 +29,10 @@ if [ -f "$dir/munge/munged.pid" ]; then
     for _ in $(seq 1 20); do kill -0 "$munged_pid" 2>/dev/null || break; sleep 0.1; done
   fi
 fi
+# The veth pairs by their end on the bridge: removing a namespace frees its end only later.
+for veth in $(ip -o link show type veth | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "^${tag}-v[0-9]+$"); do
+  ip link delete "$veth" 2>/dev/null
+done
 for ns in "${nodes[@]}"; do
   ip netns delete "$ns" 2>/dev/null
   rm -rf "/etc/netns/$ns"
@@ -37,6 +41,7 @@ ip link delete "$tag-br" 2>/dev/null
 left=""
 for ns in "${nodes[@]}"; do ip netns list | awk '{print $1}' | grep -qx "$ns" && left+=" namespace $ns"; done
 ip link show "$tag-br" >/dev/null 2>&1 && left+=" bridge $tag-br"
+ip -o link show type veth | grep -qE ": ${tag}-v[0-9]+@" && left+=" veth ${tag}-v*"
 [ -n "${munged_pid:-}" ] && kill -0 "$munged_pid" 2>/dev/null && left+=" munged $munged_pid"
 if [ -n "$left" ]; then
   echo "ci/cluster/stop.sh: still there:$left" >&2
