@@ -95,12 +95,3 @@ wait_for_no_leftovers() {
 # The settings of this CI cluster, not of the run: four ranks share this machine's CPUs, so an
 # MPI rank waiting on another yields its CPU (instead of spinning), and one thread a rank.
 export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1
-# mpirun_on_cluster ARG...: mpirun from node 1 over the cluster's network, as on a real
-# cluster with `--host`: ssh replaced by ci/cluster/rsh.sh; TCP between nodes restricted to
-# the cluster's interface, shared memory within a node; a lost node's daemon noticed in
-# seconds (TCP keepalive), so that a cut link ends the job.
-mpirun_on_cluster() {
-  on_node "${CLUSTER_NODES[0]}" mpirun --allow-run-as-root --mca plm_rsh_agent "$cluster_here/rsh.sh" \
-    --mca btl self,vader,tcp --mca btl_tcp_if_include "$CLUSTER_IF" --mca oob_tcp_if_include "$CLUSTER_IF" \
-    --mca oob_tcp_keepalive_time 4 --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 3 "$@"
-}

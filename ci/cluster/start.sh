@@ -61,7 +61,7 @@ for i in "${!names[@]}"; do
   ip -n "$ns" link set lo up
   # A peer behind a cut link is given up in seconds, not TCP's default quarter of an hour:
   # launchers (mpirun's daemons, srun) then notice a lost node and end the job.
-  nsenter --net="/run/netns/$ns" sysctl -q -w net.ipv4.tcp_retries2=5 net.ipv4.tcp_keepalive_time=5 \
+  nsenter --net="/run/netns/$ns" sysctl -q -w net.ipv4.tcp_retries2=3 net.ipv4.tcp_keepalive_time=5 \
     net.ipv4.tcp_keepalive_intvl=1 net.ipv4.tcp_keepalive_probes=3
   # `ip netns exec` puts /etc/netns/NS/hosts over /etc/hosts: the nodes find each other by name.
   mkdir -p "/etc/netns/$ns"
