@@ -111,8 +111,8 @@ MpiDefault=none
 # Every node "has" this machine's CPUs: the configuration is believed, not re-counted.
 SlurmdParameters=config_overrides
 ReturnToService=2
-# A node silent for 10 s is down (the fault test kills one); jobs are remembered 10 minutes.
-SlurmdTimeout=10
+# A node silent for 5 s is down (the fault test kills one); jobs are remembered 10 minutes.
+SlurmdTimeout=5
 SlurmctldTimeout=10
 MessageTimeout=5
 KillWait=2
