@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# check-nightly-workflow.sh PREPARED WORK: ci/github/rooftop-nightly.yml's nightly job run end
+# to end by ci/run-workflow.py, twice, as a self-hosted runner would run it on two nights:
+#   night 1: this build against a baseline made on this machine (as docs/ci.md has a CI
+#            engineer make and commit it): the job succeeds, the summary shows the gate's
+#            PASS and a JUnit table without failures;
+#   night 2: the same with every kernel's time doubled (ROOFTOP_INJECT_SLOWDOWN=1.0, the
+#            gate calibration's injection): the nightly step exits 1, the job fails, and
+#            the summary and the JUnit file show the FAILed benchmarks; the upload and
+#            JUnit steps (if: always()) still run.
+# To keep it short the runner's environment narrows the night: the bundle's rooftop instead
+# of a build (ROOFTOP_NIGHTLY_BIN), the CPU at the smoke tier, two GEMM shapes
+# (ROOFTOP_NIGHTLY_RUN_ARGS), a quick characterize. PREPARED: ci/cluster/prepare.sh's OUT.
+set -euo pipefail
+prepared=$(cd "${1:?usage: check-nightly-workflow.sh PREPARED WORK}" && pwd)
+work=${2:?usage: check-nightly-workflow.sh PREPARED WORK}
+src=$(cd "$(dirname "$0")/.." && pwd)
+say() { echo "[check-nightly-workflow $(date -u +%H:%M:%S)] $*"; }
+die() { echo "check-nightly-workflow.sh: FAILED: $*" >&2; exit 1; }
+python3 -c 'import yaml' 2>/dev/null || {
+  [ "${ROOFTOP_REQUIRE_CLUSTER:-0}" = 1 ] && die "python3-yaml is missing (bash ci/install-deps.sh --cluster)"
+  echo "SKIP: python3-yaml is missing (bash ci/install-deps.sh --cluster)" >&2; exit 77; }
+rm -rf "$work" && mkdir -p "$work"
+work=$(cd "$work" && pwd)
+rooftop=$(echo "$prepared"/bundle/rooftop-*/bin/rooftop)
+run_args="--suite gemm --dtype fp32 --shape 256x256x256 --shape 512x512x512"
+# The repository the runner checks out: this source, with this machine's baseline committed.
+mkdir "$work/repo"
+(cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf -) |
+  tar -C "$work/repo" -xf -
+# Three runs pooled, so that the gate measures this machine's run-to-run drift instead of
+# assuming it (docs/gate.md).
+for i in 1 2 3; do
+  # shellcheck disable=SC2086
+  ROOFTOP_HOME=$prepared/home "$rooftop" run --backend cpu --tier smoke $run_args --out "$work/baseline-run$i.json" > /dev/null 2>&1
+  ROOFTOP_HOME=$prepared/home "$rooftop" baseline update "$work/baseline-run$i.json" --baselines "$work/repo/baselines" \
+    $([ "$i" = 1 ] || echo --append) > /dev/null
+done
+say "baseline made: $(ls "$work/repo/baselines" | grep '^cpu-')"
+night() {  # night N [NAME=VALUE...]: the nightly job on night N; prints its exit
+  local n=$1
+  shift
+  local status=0
+  python3 "$src/ci/run-workflow.py" "$src/ci/github/rooftop-nightly.yml" --job nightly --event schedule \
+    --source "$work/repo" --out "$work/night$n" \
+    --env ROOFTOP_NIGHTLY_BIN="$rooftop" --env ROOFTOP_NIGHTLY_BACKENDS=cpu --env ROOFTOP_NIGHTLY_TIER=smoke \
+    --env ROOFTOP_NIGHTLY_RUN_ARGS="$run_args" --env ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS=--quick \
+    --env ROOFTOP_HISTORY="$work/runner-home/history.sqlite" "${@/#/--env=}" > "$work/night$n.log" 2>&1 || status=$?
+  echo "$status"
+}
+junit_counts() {  # tests and failures of a JUnit file
+  python3 -c 'import sys, xml.etree.ElementTree as ET
+cases = list(ET.parse(sys.argv[1]).getroot().iter("testcase"))
+print(len(cases), sum(c.find("failure") is not None or c.find("error") is not None for c in cases))' "$1"
+}
+
+t0=$SECONDS
+status=$(night 1)
+say "night 1 (no change): exit $status, $((SECONDS - t0)) s"
+cat "$work/night1/steps.txt"
+art=$work/night1/artifacts/rooftop-nightly
+[ "$status" = 0 ] || { tail -n 40 "$work/night1.log" >&2; die "night 1 failed (exit $status) on an unchanged build"; }
+for f in results-cpu.json results-cpu.md gate-cpu.md gate-junit-cpu.xml gate-cpu.json history.txt; do
+  [ -s "$art/$f" ] || die "night 1 uploaded no $f"
+done
+grep -q "PASS" "$work/night1/summary.md" || die "night 1's summary shows no PASS: $(head -c 600 "$work/night1/summary.md")"
+read -r tests failures < <(junit_counts "$art/gate-junit-cpu.xml")
+[ "$tests" -ge 2 ] && [ "$failures" = 0 ] || die "night 1's JUnit: $tests tests, $failures failed"
+grep -q "| $tests ran | $tests passed | 0 skipped | 0 failed |" "$work/night1/summary.md" ||
+  die "night 1's summary lacks the JUnit table of $tests passed tests"
+
+t0=$SECONDS
+status=$(night 2 ROOFTOP_INJECT_SLOWDOWN=1.0)
+say "night 2 (every kernel's time doubled): exit $status, $((SECONDS - t0)) s"
+cat "$work/night2/steps.txt"
+art=$work/night2/artifacts/rooftop-nightly
+[ "$status" = 1 ] || { tail -n 40 "$work/night2.log" >&2; die "night 2 exited $status, not 1 (the job failed)"; }
+grep -qE "^3\. failure +Gated against" "$work/night2/steps.txt" || die "night 2's nightly step did not fail"
+grep -qE "^[45]\. success +actions/upload-artifact" "$work/night2/steps.txt" || die "night 2's artifacts were not uploaded"
+grep -qE "^[56]\. success +mikepenz/action-junit-report" "$work/night2/steps.txt" || die "night 2's JUnit report did not run"
+grep -q "nightly: cpu: run exit 0, gate exit 1" "$work/night2.log" || die "night 2's gate did not FAIL: $(grep 'nightly: cpu' "$work/night2.log")"
+grep -q "FAIL" "$work/night2/summary.md" || die "night 2's summary shows no FAIL"
+read -r tests failures < <(junit_counts "$art/gate-junit-cpu.xml")
+[ "$failures" -ge 1 ] || die "night 2's JUnit has no failure ($tests tests)"
+grep -qE "\| $tests ran \| [0-9]+ passed \| [0-9]+ skipped \| $failures failed \|" "$work/night2/summary.md" ||
+  die "night 2's summary lacks the JUnit table with $failures failed"
+say "PASSED: night 1 passed; night 2 failed with $failures of $tests benchmarks FAILed in its summary and JUnit"
