@@ -76,6 +76,11 @@ def condition_holds(cond, ctx, failed):
 
 def checkout(source, workspace):
     """The source's files as a fresh clone would hold them (tracked and untracked, not ignored)."""
+    top = subprocess.run(["git", "-C", source, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if top.returncode != 0 or os.path.realpath(top.stdout.strip()) != os.path.realpath(source):
+        # Not a repository of its own (a folder inside another's work tree counts as none).
+        shutil.copytree(source, workspace, dirs_exist_ok=True, symlinks=True)
+        return
     listed = subprocess.run(["git", "-C", source, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                             capture_output=True)
     if listed.returncode != 0:
