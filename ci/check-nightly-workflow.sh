@@ -4,13 +4,17 @@
 #   night 1: this build against a baseline made on this machine (as docs/ci.md has a CI
 #            engineer make and commit it): the job succeeds, the summary shows the gate's
 #            PASS and a JUnit table without failures;
-#   night 2: the same with every kernel five times as slow (ROOFTOP_INJECT_SLOWDOWN=4.0, the
-#            gate calibration's injection): the nightly step exits 1, the job fails, and
-#            the summary and the JUnit file show the FAILed benchmarks; the upload and
-#            JUnit steps (if: always()) still run.
+#   night 2: the same with two of its six kernels five times as slow (the gate calibration's
+#            injection, ROOFTOP_INJECT_SLOWDOWN=4.0 with ROOFTOP_INJECT_SLOWDOWN_MATCH: all six
+#            slowed would be a suite-wide shift, which the gate leaves UNRESOLVED): the
+#            nightly step exits 1 (a FAIL) or 6 (UNRESOLVED above tau, where this machine's
+#            noise keeps the gate from confirming), the job fails, and the summary and the
+#            JUnit file flag the slowed benchmarks and no other; the upload and JUnit steps
+#            (if: always()) still run.
 # To keep it short the runner's environment narrows the night: the bundle's rooftop instead
-# of a build (ROOFTOP_NIGHTLY_BIN), the CPU at the smoke tier, six GEMM shapes (enough for the gate to measure drift across)
-# (ROOFTOP_NIGHTLY_RUN_ARGS), a quick characterize. PREPARED: ci/cluster/prepare.sh's OUT.
+# of a build (ROOFTOP_NIGHTLY_BIN), the CPU at the smoke tier, six GEMM shapes on one thread
+# (ROOFTOP_NIGHTLY_RUN_ARGS; six, so that the gate measures the drift across them), a quick
+# characterize. PREPARED: ci/cluster/prepare.sh's OUT. Exit 77 (SKIP) without python3-yaml.
 set -euo pipefail
 prepared=$(cd "${1:?usage: check-nightly-workflow.sh PREPARED WORK}" && pwd)
 work=${2:?usage: check-nightly-workflow.sh PREPARED WORK}
@@ -89,18 +93,31 @@ grep -qE "\| $tests ran \| [1-9][0-9]* passed \| [0-9]+ skipped \| 0 failed \|" 
   die "night 1's summary lacks the JUnit table of $tests tests, none failed"
 
 t0=$SECONDS
-status=$(night 2 ROOFTOP_INJECT_SLOWDOWN=4.0)
-say "night 2 (every kernel five times as slow): exit $status, $((SECONDS - t0)) s"
+slowed='m(256|448)_'
+status=$(night 2 ROOFTOP_INJECT_SLOWDOWN=4.0 ROOFTOP_INJECT_SLOWDOWN_MATCH="$slowed")
+say "night 2 (the kernels matching $slowed five times as slow): exit $status, $((SECONDS - t0)) s"
 cat "$work/night2/steps.txt"
 art=$work/night2/artifacts/rooftop-nightly
 [ "$status" = 1 ] || { tail -n 40 "$work/night2.log" >&2; die "night 2 exited $status, not 1 (the job failed)"; }
 grep -qE "^3\. failure +Gated against" "$work/night2/steps.txt" || die "night 2's nightly step did not fail"
 grep -qE "^[45]\. success +actions/upload-artifact" "$work/night2/steps.txt" || die "night 2's artifacts were not uploaded"
 grep -qE "^[56]\. success +mikepenz/action-junit-report" "$work/night2/steps.txt" || die "night 2's JUnit report did not run"
-grep -q "nightly: cpu: run exit 0, gate exit 1" "$work/night2.log" || die "night 2's gate did not FAIL: $(grep 'nightly: cpu' "$work/night2.log")"
-grep -q "FAIL" "$work/night2/summary.md" || die "night 2's summary shows no FAIL"
+# The gate FAILs the slowed kernels; where this machine's noise keeps it from confirming a
+# FAIL at the suite's level it says UNRESOLVED above tau (exit 6), which fails the night too
+# and is a failure in the JUnit. Either way only the slowed kernels may be flagged.
+gate_line=$(grep "nightly: cpu: run exit" "$work/night2.log" || true)
+[[ $gate_line == *"run exit 0, gate exit 1" || $gate_line == *"run exit 0, gate exit 6" ]] ||
+  die "night 2's gate did not flag the slowdown: $gate_line"
+grep -qE "FAIL|UNRESOLVED" "$work/night2/summary.md" || die "night 2's summary shows no FAIL or UNRESOLVED"
 read -r tests failures < <(junit_counts "$art/gate-junit-cpu.xml")
 [ "$failures" -ge 1 ] || die "night 2's JUnit has no failure ($tests tests)"
+python3 - "$art/gate-junit-cpu.xml" "$slowed" <<'PY' || die "night 2 FAILed a benchmark that was not slowed"
+import re, sys, xml.etree.ElementTree as ET
+failed = [c.get("name") for c in ET.parse(sys.argv[1]).getroot().iter("testcase") if c.find("failure") is not None]
+wrong = [n for n in failed if not re.search(sys.argv[2], n)]
+print(f"night 2 FAILed: {', '.join(failed)}")
+sys.exit(1 if wrong else 0)
+PY
 grep -qE "\| $tests ran \| [0-9]+ passed \| [0-9]+ skipped \| $failures failed \|" "$work/night2/summary.md" ||
   die "night 2's summary lacks the JUnit table with $failures failed"
-say "PASSED: night 1 passed; night 2 failed with $failures of $tests benchmarks FAILed in its summary and JUnit"
+say "PASSED: night 1 passed; night 2 failed (${gate_line##*, }), $failures of $tests benchmarks failures in its summary and JUnit"
