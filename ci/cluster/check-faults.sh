@@ -13,7 +13,7 @@ set -euo pipefail
 prepared=$(cd "${1:?usage: check-faults.sh PREPARED WORK}" && pwd)
 work=${2:?usage: check-faults.sh PREPARED WORK}
 need_cluster_tools
-rm -rf "$work" && mkdir -p "$work/slurm" "$work/mpirun"
+fresh_work "$work" && mkdir "$work/slurm" "$work/mpirun"
 work=$(cd "$work" && pwd)
 bundle=$(echo "$prepared"/bundle/rooftop-*)
 sbatch_file=$(cd "$cluster_here/.." && pwd)/slurm-collectives.sbatch

@@ -10,7 +10,7 @@ set -euo pipefail
 prepared=$(cd "${1:?usage: check-mpirun.sh PREPARED WORK}" && pwd)
 work=${2:?usage: check-mpirun.sh PREPARED WORK}
 need_cluster_tools
-rm -rf "$work" && mkdir -p "$work/job"
+fresh_work "$work" && mkdir "$work/job"
 work=$(cd "$work" && pwd)
 bundle=$(echo "$prepared"/bundle/rooftop-*)
 cluster_up "$work"

@@ -95,3 +95,9 @@ wait_for_no_leftovers() {
 # The settings of this CI cluster, not of the run: four ranks share this machine's CPUs, so an
 # MPI rank waiting on another yields its CPU (instead of spinning), and one thread a rank.
 export OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1
+# fresh_work DIR: DIR emptied, a cluster that an earlier, killed check left in it ended first
+# (its trap never ran: CTest's timeout kills).
+fresh_work() {
+  [ ! -d "$1/cluster" ] || bash "$cluster_here/stop.sh" "$1/cluster" >&2 || die "could not end the cluster left in $1"
+  rm -rf "$1" && mkdir -p "$1"
+}
