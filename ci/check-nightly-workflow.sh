@@ -4,8 +4,8 @@
 #   night 1: this build against a baseline made on this machine (as docs/ci.md has a CI
 #            engineer make and commit it): the job succeeds, the summary shows the gate's
 #            PASS and a JUnit table without failures;
-#   night 2: the same with two of its six kernels five times as slow (the gate calibration's
-#            injection, ROOFTOP_INJECT_SLOWDOWN=4.0 with ROOFTOP_INJECT_SLOWDOWN_MATCH: all six
+#   night 2: the same with two of its six kernels ten times as slow (the gate calibration's
+#            injection, ROOFTOP_INJECT_SLOWDOWN=9.0 with ROOFTOP_INJECT_SLOWDOWN_MATCH: all six
 #            slowed would be a suite-wide shift, which the gate leaves UNRESOLVED): the
 #            nightly step exits 1 (a FAIL) or 6 (UNRESOLVED above tau, where this machine's
 #            noise keeps the gate from confirming), the job fails, and the summary and the
@@ -47,10 +47,12 @@ for i in 1 2 3; do
   ROOFTOP_HOME=$prepared/home "$rooftop" baseline update "$work/baseline-run$i.json" --baselines "$work/repo/baselines" \
     $([ "$i" = 1 ] || echo --append) > /dev/null
 done
-# This runner's threshold, committed beside its baseline (docs/gate.md, "Thresholds"): a
-# 2-CPU machine that CI shares drifts more than the default 3%; the injected slowdown is +400%.
+# This runner's threshold, committed beside its baseline (docs/gate.md, "Thresholds"). On a
+# busy 2-CPU machine runs drift by tens of percent, and a night gated at the default 3% is
+# UNRESOLVED more often than not. This check proves the workflow; the gate's sensitivity has
+# its own tests (cli.gate_end_to_end, cli.ab_detects_slowdown). The injected slowdown is +900%.
 device=$(ls "$work/repo/baselines" | grep '^cpu-')
-echo '{"tau_kernel": 0.25}' > "$work/repo/baselines/$device/gate.json"
+echo '{"tau_kernel": 0.5}' > "$work/repo/baselines/$device/gate.json"
 say "baseline made: $device, 3 runs; gate.json: $(cat "$work/repo/baselines/$device/gate.json")"
 night() {  # night N [NAME=VALUE...]: the nightly job on night N; prints its exit
   local n=$1
@@ -94,8 +96,8 @@ grep -qE "\| $tests ran \| [1-9][0-9]* passed \| [0-9]+ skipped \| 0 failed \|" 
 
 t0=$SECONDS
 slowed='m(256|448)_'
-status=$(night 2 ROOFTOP_INJECT_SLOWDOWN=4.0 ROOFTOP_INJECT_SLOWDOWN_MATCH="$slowed")
-say "night 2 (the kernels matching $slowed five times as slow): exit $status, $((SECONDS - t0)) s"
+status=$(night 2 ROOFTOP_INJECT_SLOWDOWN=9.0 ROOFTOP_INJECT_SLOWDOWN_MATCH="$slowed")
+say "night 2 (the kernels matching $slowed ten times as slow): exit $status, $((SECONDS - t0)) s"
 cat "$work/night2/steps.txt"
 art=$work/night2/artifacts/rooftop-nightly
 [ "$status" = 1 ] || { tail -n 40 "$work/night2.log" >&2; die "night 2 exited $status, not 1 (the job failed)"; }
