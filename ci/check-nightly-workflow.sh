@@ -34,7 +34,8 @@ rooftop=$(echo "$prepared"/bundle/rooftop-*/bin/rooftop)
 priority=()
 [ "$(id -u)" = 0 ] && priority=(nice -n -10)
 export OMP_NUM_THREADS=1
-run_args="--suite gemm --dtype fp32 --shape 192x192x192 --shape 256x256x256 --shape 320x320x320 --shape 384x384x384 --shape 448x448x448 --shape 512x512x512 --repetitions 20"
+run_args="--suite gemm --dtype fp32 --repetitions 20"
+for n in 192 256 320 384 448 512; do run_args+=" --shape ${n}x${n}x${n}"; done
 # The repository the runner checks out: this source, with this machine's baseline committed.
 mkdir "$work/repo"
 (cd "$src" && git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf -) |

@@ -54,7 +54,8 @@ for _ in $(seq 1 60); do
   [ "$state" = RUNNING ] || [ "$state" = COMPLETING ] || break
   sleep 1
 done
-say "job $job: $state $((SECONDS - t0)) s after the kill; $(on_node "$node1" scontrol show job "$job" | grep -oE 'ExitCode=[^ ]+'); node $node2: $(on_node "$node1" sinfo -h -n "$node2" -o %t)"
+exit_code=$(on_node "$node1" scontrol show job "$job" | grep -oE 'ExitCode=[^ ]+')
+say "job $job: $state $((SECONDS - t0)) s after the kill; $exit_code; node $node2: $(on_node "$node1" sinfo -h -n "$node2" -o %t)"
 [ "$state" = NODE_FAIL ] || die "job $job ended $state, not NODE_FAIL, after node 2's slurmd was killed"
 python3 "$cluster_here/check-results.py" "rooftop-collectives-$job.json" --ranks 4 --hosts 2 --partial ||
   die "job $job's finished points"

@@ -26,8 +26,14 @@ ROOFTOP_HOME=$work/home BACKEND=cpu TIER=smoke COMM_TIMEOUT=30 ROOFTOP_ARGS="--r
   timeout "${ROOFTOP_CLUSTER_JOB_TIMEOUT:-180}" bash "$cluster_here/on-node.sh" "${CLUSTER_NODES[0]}" \
   sbatch --wait --parsable --nodes=2 --ntasks-per-node=2 --gpus-per-node=0 "$sbatch_file" "$bundle" > sbatch.out || status=$?
 job=$(head -n 1 sbatch.out)
-say "job $job ended after $((SECONDS - t0)) s: sbatch exit $status; $(on_node "${CLUSTER_NODES[0]}" scontrol show job "$job" | grep -oE "(JobState|Reason|ExitCode)=[^ ]+" | tr '\n' ' ')"
-[ "$status" -eq 0 ] || { on_node "${CLUSTER_NODES[0]}" scontrol show job "$job" >&2; on_node "${CLUSTER_NODES[0]}" sinfo -N -o "%N %t %c %m %E" >&2; tail -n 30 rooftop-collectives-"$job".log >&2 || true; die "the job failed (sbatch --wait exit $status)"; }
+job_state=$(on_node "${CLUSTER_NODES[0]}" scontrol show job "$job" | grep -oE "(JobState|Reason|ExitCode)=[^ ]+" | tr '\n' ' ')
+say "job $job ended after $((SECONDS - t0)) s: sbatch exit $status; $job_state"
+if [ "$status" -ne 0 ]; then
+  on_node "${CLUSTER_NODES[0]}" scontrol show job "$job" >&2
+  on_node "${CLUSTER_NODES[0]}" sinfo -N -o "%N %t %c %m %E" >&2
+  tail -n 30 rooftop-collectives-"$job".log >&2 || true
+  die "the job failed (sbatch --wait exit $status)"
+fi
 python3 "$cluster_here/check-results.py" "rooftop-collectives-$job.json" --ranks 4 --hosts 2 || die "the results of job $job"
 [ -s "rooftop-collectives-$job.html" ] || die "the job wrote no report (rooftop-collectives-$job.html)"
 carried=$(($(bytes_through_node2) - before))

@@ -45,7 +45,14 @@ for i in $(seq 1 "$nodes"); do names+=("${tag}$i"); addrs+=("$net.$i"); done
   echo "export SLURM_CONF=$dir/slurm.conf"
 } > "$dir/env.sh"
 # From here on a failure undoes what was made.
-trap 'status=$?; [ $status -eq 0 ] || { echo "ci/cluster/start.sh: failed; tearing the half-made cluster down (logs: $dir/log)" >&2; tail -n 5 "$dir"/log/*.log >&2 2>/dev/null || true; bash "$here/stop.sh" "$dir" --keep-logs >&2 || true; }' EXIT
+undo_on_failure() {
+  local status=$?
+  [ "$status" -eq 0 ] && return
+  echo "ci/cluster/start.sh: failed; tearing the half-made cluster down (logs: $dir/log)" >&2
+  tail -n 5 "$dir"/log/*.log >&2 2>/dev/null || true
+  bash "$here/stop.sh" "$dir" --keep-logs >&2 || true
+}
+trap undo_on_failure EXIT
 
 # The network: a bridge with no address (nothing reaches this host's own stack through it),
 # one veth pair a node, the node's end renamed ${tag}0 and given the node's address.

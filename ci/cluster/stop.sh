@@ -11,7 +11,8 @@ CLUSTER_NODES=()
 # shellcheck disable=SC1091
 [ -f "$dir/env.sh" ] && . "$dir/env.sh" && tag=$CLUSTER_TAG
 # Nodes by name: those recorded, and any namespace with the tag's names (a start cut short).
-mapfile -t nodes < <({ printf '%s\n' "${CLUSTER_NODES[@]}"; ip netns list | awk '{print $1}' | grep -E "^${tag}[0-9]+$"; } | sort -u | grep .)
+mapfile -t nodes < <({ printf '%s\n' "${CLUSTER_NODES[@]}"; ip netns list | awk '{print $1}' | grep -E "^${tag}[0-9]+$"; } |
+  sort -u | grep .)
 pids_in_nodes() { for ns in "${nodes[@]}"; do ip netns pids "$ns" 2>/dev/null; done; }
 mapfile -t pids < <(pids_in_nodes)
 [ "${#pids[@]}" -eq 0 ] || kill -TERM "${pids[@]}" 2>/dev/null
@@ -20,7 +21,11 @@ for _ in $(seq 1 30); do
   sleep 0.1
 done
 mapfile -t pids < <(pids_in_nodes)
-[ "${#pids[@]}" -eq 0 ] || { echo "ci/cluster/stop.sh: killing what did not end on SIGTERM: ${pids[*]}" >&2; kill -KILL "${pids[@]}" 2>/dev/null; sleep 0.2; }
+if [ "${#pids[@]}" -gt 0 ]; then
+  echo "ci/cluster/stop.sh: killing what did not end on SIGTERM: ${pids[*]}" >&2
+  kill -KILL "${pids[@]}" 2>/dev/null
+  sleep 0.2
+fi
 if [ -f "$dir/munge/munged.pid" ]; then
   munged_pid=$(cat "$dir/munge/munged.pid")
   # Only the munged that this cluster started: its command line names this cluster's socket.
