@@ -4,7 +4,10 @@
 #   ci/install-deps.sh          build and run rooftop
 #   ci/install-deps.sh --tests  also what the tests need: python3-jsonschema, chromium, node
 #   ci/install-deps.sh --hip    also Debian 12's ROCm 5.2 toolchain, for the HIP build (docs/build.md,
-#                               "AMD GPUs"); both flags may be given
+#                               "AMD GPUs")
+#   ci/install-deps.sh --cluster  also a Slurm of its own for the cluster checks (ci/cluster/):
+#                               slurmctld, slurmd, its client, munge, iproute2, iperf3 (the
+#                               link's roof), python3-yaml (ci/run-workflow.py); flags combine
 set -euo pipefail
 sudo=""
 if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
@@ -15,12 +18,13 @@ export DEBIAN_FRONTEND=noninteractive
 packages=(build-essential cmake ninja-build git ca-certificates
   libbenchmark-dev libdnnl-dev ocl-icd-opencl-dev libfmt-dev catch2 nlohmann-json3-dev libcli11-dev
   libkainjow-mustache-dev libre2-dev libsqlite3-dev pkgconf python3 libopenmpi-dev openmpi-bin)
-tests=false hip=false
+tests=false hip=false cluster=false
 for flag in "$@"; do
   case $flag in
     --tests) tests=true ;;
     --hip) hip=true ;;
-    *) echo "ci/install-deps.sh: unknown flag $flag (use --tests, --hip)" >&2; exit 2 ;;
+    --cluster) cluster=true ;;
+    *) echo "ci/install-deps.sh: unknown flag $flag (use --tests, --hip, --cluster)" >&2; exit 2 ;;
   esac
 done
 if $tests; then
@@ -31,6 +35,9 @@ if $hip; then
   # hipcc (clang 15 with the HIP runtime's headers), the device libraries it links into GPU
   # code, ROCm SMI's header (the library is opened at run time), rocminfo to list GPUs.
   packages+=(hipcc libamdhip64-dev rocm-device-libs librocm-smi-dev rocminfo)
+fi
+if $cluster; then
+  packages+=(slurmctld slurmd slurm-client munge iproute2 iperf3 python3-yaml)
 fi
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null

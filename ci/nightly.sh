@@ -14,6 +14,9 @@
 # ROOFTOP_NIGHTLY_BACKENDS="cuda" (a list, spaces or commas) names them instead. Tier:
 # ROOFTOP_NIGHTLY_TIER (default full); each backend's baseline must be of this tier (docs/ci.md).
 # ROOFTOP_NIGHTLY_BIN: a rooftop binary to use instead of building one.
+# ROOFTOP_NIGHTLY_RUN_ARGS: more `rooftop run` arguments for the night's run and its re-run
+# (e.g. "--suite gemm"); ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS: more `characterize` arguments
+# (e.g. "--quick"). Both split on spaces; the baselines must come from runs with the same.
 #
 # Exit: 0 no regression, 1 a regression, 2 usage, 3 no baseline for this machine (nightly:
 # for one of its backends), 6 UNRESOLVED: no FAIL but no all-clear (a slowdown above tau the
@@ -60,14 +63,16 @@ case "$mode" in
         fi
       done
     fi
+    read -r -a run_args <<< "${ROOFTOP_NIGHTLY_RUN_ARGS:-}"
+    read -r -a characterize_args <<< "${ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS:-}"
     echo "nightly: gating ${backends[*]} at tier $tier"
     history_db=${ROOFTOP_HISTORY:-${XDG_DATA_HOME:-$HOME/.local/share}/rooftop/history.sqlite}
     codes=() run_codes=() history_files=()
     for backend in "${backends[@]}"; do
       echo "=== nightly: $backend"
-      "$rooftop" characterize --backend "$backend"
+      "$rooftop" characterize --backend "$backend" "${characterize_args[@]}"
       status=0
-      "$rooftop" run --backend "$backend" --tier "$tier" --benchmark_enable_random_interleaving=true \
+      "$rooftop" run --backend "$backend" --tier "$tier" --benchmark_enable_random_interleaving=true "${run_args[@]}" \
         --out "$out/results-$backend.json" --format md > "$out/results-$backend.md" || status=$?
       run_codes+=("$status")
       gate_night() {  # gate_night [--confirm RERUN.json]
@@ -84,7 +89,7 @@ names = [c["name"] for c in json.load(open(sys.argv[1]))["comparisons"]
          if c["verdict"] == "FAIL" and not c.get("broken")]
 print("^(" + "|".join(re.escape(n) for n in names) + ")$" if names else "")' "$out/gate-$backend.json" 2>/dev/null || true)
       if [ "$gate" -eq 1 ] && [ -n "$failed" ]; then
-        "$rooftop" run --backend "$backend" --tier "$tier" --benchmark_enable_random_interleaving=true \
+        "$rooftop" run --backend "$backend" --tier "$tier" --benchmark_enable_random_interleaving=true "${run_args[@]}" \
           --filter "$failed" --out "$out/rerun-$backend.json" > "$out/rerun-$backend.md" || true
         gate=0
         gate_night --confirm "$out/rerun-$backend.json" || gate=$?

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -98,6 +100,10 @@ Ceilings merge_ceilings(const Ceilings& stored, const Ceilings& measured) {
   for (auto& l : m.links)
     for (const auto& old : stored.links)
       if (old.name == l.name && old.bytes_per_s > l.bytes_per_s) l.bytes_per_s = old.bytes_per_s;
+  // A link this device cannot measure (the network to other hosts, given by hand) stays.
+  for (const auto& old : stored.links)
+    if (std::none_of(m.links.begin(), m.links.end(), [&](const LinkCeiling& l) { return l.name == old.name; }))
+      m.links.push_back(old);
   if (stored.dispatch_latency_s > 0 && (m.dispatch_latency_s <= 0 || stored.dispatch_latency_s < m.dispatch_latency_s))
     m.dispatch_latency_s = stored.dispatch_latency_s;
   return m;

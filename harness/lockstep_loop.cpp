@@ -10,6 +10,7 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/measurement_loops.hpp"
+#include "harness/network_link.hpp"
 #include "harness/random_fill.hpp"
 #include "harness/transport.hpp"
 #include "harness/watchdog.hpp"
@@ -47,10 +48,18 @@ void run_lockstep_loop(const RunOptions& o, PointPipeline& pipe, Transport& t) {
   auto& meta = pipe.metadata();
   meta.device["transport"] = t.name();
   meta.device["ranks"] = t.ranks();
-  meta.device["placement"] = t.placement();
-  // The link each point's bus bandwidth is drawn against comes from the backend.
-  const auto link = pipe.backend().collective_link(meta.ceilings ? &*meta.ceilings : nullptr,
-                                                   meta.datasheet ? &*meta.datasheet : nullptr);
+  const auto placement = t.placement();
+  meta.device["placement"] = placement;
+  // The link each point's bus bandwidth is drawn against: the network between hosts when the
+  // ranks span several, else the backend's (a host's memory, NVLink).
+  const int hosts = hosts_in_placement(placement);
+  const auto link = hosts > 1 ? network_link(meta.ceilings ? &*meta.ceilings : nullptr, hosts)
+                              : pipe.backend().collective_link(meta.ceilings ? &*meta.ceilings : nullptr,
+                                                               meta.datasheet ? &*meta.datasheet : nullptr);
+  if (hosts > 1 && !link && t.writes_results())
+    fmt::print(stderr, "rooftop: note: the ranks run on {} hosts, so the network between them bounds the bus bandwidth; "
+                       "no link is recorded: give its roof in the device profile as measured.links "
+                       "[{{\"name\": \"network ...\", \"bytes_per_s\": ...}}] (docs/collectives.md)\n", hosts);
   if (link)
     for (std::size_t i = 0; i < pipe.size(); ++i) {
       pipe.measured(i).link = link->name;
