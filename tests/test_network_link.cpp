@@ -6,7 +6,7 @@
 
 using namespace rooftop;
 
-TEST_CASE("hosts are counted from the placement, one process's GPUs split on ';'", "[collectives]") {
+TEST_CASE("hosts are counted from the placement, one process's GPUs split on a semicolon", "[collectives]") {
   CHECK(hosts_in_placement({}) == 0);
   CHECK(hosts_in_placement({"a:cpu (pid 1)", "a:cpu (pid 2)"}) == 1);
   CHECK(hosts_in_placement({"a:cpu (pid 1)", "a:cpu (pid 2)", "b:cpu (pid 1)", "b:cpu (pid 2)"}) == 2);

@@ -12,7 +12,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,power.draw --fo
 [ -n "$(ls $ROOFTOP_HOME/profiles/*.json 2>/dev/null)" ] || "$R" characterize --backend cuda > "$out/characterize.txt" 2>&1
 for shape in llama-3.1-8b:serve:24x128 llama-3.1-8b:serve:32x256:fixed=202/179; do
   name=$(echo "$shape" | tr ':=/' '___')
-  timeout 280 "$R" run --backend cuda --suite inference --dtype bf16 --repetitions 1 --sweep-rate \
+  timeout 280 "$R" run --backend cuda --suite inference --dtype bf16 --repetitions 1 --seed 11 --sweep-rate \
     --slo ttft=1s,tpot=50ms --shape "$shape" --out "$out/$name.json" > "$out/$name.log" 2>&1
   echo "$shape exit $?"; grep -A12 "^serve " "$out/$name.log" | cut -c1-130
 done
