@@ -201,10 +201,11 @@ class NcclTransport final : public Transport {
   void barrier() override { world_.barrier(); }
   void queue_on(cudaStream_t stream) {
     if (streams_.size() != 1) throw std::logic_error("a decoder's stream binds a transport of one local rank");
+    // The decoder's buffers and stream are made on the current GPU: it must be the communicator's.
     int device = -1;
-    ROOFTOP_GPU_CHECK(cudaStreamGetDevice(stream, &device));
+    ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
     if (device != devices_[0])
-      throw std::logic_error(fmt::format("the decoder's stream is on GPU {}, this rank's communicator on GPU {}", device,
+      throw std::logic_error(fmt::format("the decoder runs on GPU {}, this rank's communicator on GPU {}", device,
                                          devices_[0]));
     if (streams_[0] == stream) return;  // bound already (each decoder of a point binds it)
     if (!borrowed_) ROOFTOP_GPU_CHECK(cudaStreamDestroy(streams_[0]));
