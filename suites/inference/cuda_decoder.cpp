@@ -15,6 +15,7 @@
 #include "suites/attention/attention_cuda_decode.cuh"
 #include "suites/inference/cuda_decoder_kernels.cuh"
 #include "devices/cuda/nccl_transport.hpp"
+#include "suites/inference/cuda_tp_all_reduce.hpp"
 #include "suites/inference/reference_decoder.hpp"
 
 namespace rooftop::inference {
@@ -152,6 +153,7 @@ CudaDecoder::CudaDecoder(const DecoderWeights& full, std::int64_t batch, std::in
   if (group_) {
     tp_keys_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch) * 8);
     tp_gathered_ = gpu::DeviceBuffer(static_cast<std::size_t>(batch * group_->tp()) * 8);
+    tp_reduce_ = std::make_unique<TpAllReduce>(*group_, static_cast<std::size_t>(batch * c.hidden));
   }
   embedding_ = upload(w.embedding);
   head_ = w.lm_head.empty() ? gpu::DeviceBuffer() : upload(w.lm_head);
@@ -491,8 +493,8 @@ kernels::GemvEpilogue CudaDecoder::residual_epilogue() const {
   return !group_ || group_->rank() == 0 ? kernels::GemvEpilogue::accumulate : kernels::GemvEpilogue::store;
 }
 
-void CudaDecoder::all_reduce_hidden(std::int64_t rows) {
-  group_->transport().all_reduce(0, h_.get(), h_.get(), static_cast<std::size_t>(rows * w_.config.hidden), Dtype::fp32);
+void CudaDecoder::all_reduce_hidden(std::int64_t rows, const gpu::DeviceBuffer& next) {
+  tp_reduce_->queue(h_.as<float>(), static_cast<std::size_t>(rows * w_.config.hidden), {next.get(), next.bytes()});
 }
 
 void CudaDecoder::reduce_argmax(std::int64_t rows) {
@@ -535,8 +537,8 @@ std::string CudaDecoder::implementation() const {
       decode_launch_ == Launch::graph ? fmt::format("replayed from a CUDA graph ({} nodes)", decode_graph_.nodes())
                                       : "launched eagerly") +
          (group_ ? fmt::format("; tensor parallel over {} GPUs ({}): two fp32 all-reduces of the hidden state a layer, "
-                               "queued on the decoder's stream, and the LM head's argmax reduced by an all-gather",
-                               group_->tp(), group_->transport().name())
+                               "queued on the decoder's stream: {}; the LM head's argmax reduced by an all-gather",
+                               group_->tp(), group_->transport().name(), tp_reduce_->description())
                  : std::string()) +
          family_notes();
 }
@@ -694,7 +696,7 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
             residual_epilogue(), S.o_scale);  // the residual (rank 0's, where tensor parallel)
     if (group_) {
       stage.emplace(timer, "o_proj_all_reduce", li);
-      all_reduce_hidden(rows);
+      all_reduce_hidden(rows, L.gate_up);
     }
     if (L.o_bias.get()) kernels::add_bias(h_.as<float>(), L.o_bias.as<float>(), rows, hidden);
     const kernels::GemvNorm mlp_norm{h_.as<float>(), L.mlp_norm.as<float>(), eps, hidden};
@@ -719,7 +721,9 @@ void CudaDecoder::queue_forward(std::int64_t per_seq) {
             S.down_scale);  // the residual (rank 0's, where tensor parallel)
     if (group_) {
       stage.emplace(timer, "down_all_reduce", li);
-      all_reduce_hidden(rows);
+      all_reduce_hidden(rows, l + 1 < layers_ ? layer_weights_[static_cast<std::size_t>(l + 1)].qkv
+                              : head_.get()   ? head_
+                                              : embedding_);
     }
     if (L.down_bias.get()) kernels::add_bias(h_.as<float>(), L.down_bias.as<float>(), rows, hidden);
     stage.reset();

@@ -27,6 +27,7 @@ namespace rooftop::inference {
 
 enum class Launch { eager, graph };
 class CudaStageTimer;
+class TpAllReduce;
 
 class CudaDecoder final : public Decoder {
  public:
@@ -101,7 +102,8 @@ class CudaDecoder final : public Decoder {
   // Tensor parallel: the residual's epilogue (rank 0 adds it, the others store), the sum of
   // the ranks' partials in h_ (rows x hidden), and the ranks' best tokens in next_.
   kernels::GemvEpilogue residual_epilogue() const;
-  void all_reduce_hidden(std::int64_t rows);
+  // `next`: the weights of the projection after it, prefetched into L2 meanwhile.
+  void all_reduce_hidden(std::int64_t rows, const gpu::DeviceBuffer& next);
   void reduce_argmax(std::int64_t rows);
   // Waits for the queued step: bounded by the group's timeout where tensor parallel.
   void wait_for_step();
@@ -111,6 +113,7 @@ class CudaDecoder final : public Decoder {
   TensorParallelSlice slice_;
   std::unique_ptr<const DecoderWeights> shard_;
   std::int64_t model_vocab_;
+  std::unique_ptr<TpAllReduce> tp_reduce_;  // NCCL's or the one-shot over peer memory, timed
   gpu::DeviceBuffer tp_keys_, tp_gathered_;  // the argmax keys: this rank's [rows], all ranks' [tp][rows]
   const DecoderWeights& w_;  // the shard where tensor parallel, else the weights given
   std::int64_t batch_, max_context_, layers_, length_ = 0, rows_ = 0;

@@ -20,6 +20,7 @@ class TensorParallelGroup {
   int tp() const { return transport_.ranks(); }
   int rank() const { return transport_.rank_of(0); }
   Transport& transport() const { return transport_; }
+  double timeout_s() const { return timeout_s_; }  // --comm-timeout
 
   // Sums `count` values over the ranks in place (where the transport's data lives: host
   // memory for MPI, the GPU's for NCCL); fp32 for the CPU decoder's residual.

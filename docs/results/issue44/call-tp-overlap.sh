@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Issue 44, item 3, on a machine of 2 GPUs: the tensor-parallel GPU test (the one-shot peer
+# all-reduce and NCCL's, each against tp1's tokens), then the 8B decode step (B=1, 512
+# positions, graph, fused) at tp1 and at tp2 with each all-reduce and L2 prefetch setting,
+# then the 70B at tp2. Everything in one call: the same cards, the same clocks.
+# usage: OUT=dir docs/results/issue44/call-tp-overlap.sh bundle-run.tar.xz
+set -u
+out=${OUT:-$PWD/out}; mkdir -p "$out"
+rm -rf /tmp/b && mkdir -p /tmp/b && tar -C /tmp/b -xf "$1"
+bin=$(echo /tmp/b/rooftop-*/bin); R=$bin/rooftop
+export ROOFTOP_HOME=/tmp/rooftop-home NCCL_NVLS_ENABLE=0
+t0=$SECONDS
+stamp() { echo "[$((SECONDS - t0)) s] $*"; }
+nvidia-smi topo -m > "$out/topology.txt" 2>&1
+nvidia-smi --query-gpu=index,name,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv > "$out/gpu.txt" 2>&1
+python3 tests/gpu_inference_tp.py "$R" "$out/test" > "$out/gpu-test-tp.txt" 2>&1
+stamp "tp test exit $?"; tail -6 "$out/gpu-test-tp.txt" | cut -c1-400
+"$R" characterize --backend cuda > "$out/characterize.txt" 2>&1; stamp "characterize exit $?"
+shape="llama-3.1-8b:decode:1x512:graph:fused"
+common=(--backend cuda --suite inference --dtype bf16 --repetitions 10)
+timeout 200 "$R" run "${common[@]}" --shape "$shape" --out "$out/8b-tp1.json" > "$out/8b-tp1.log" 2>&1
+stamp "8b tp1 exit $?"; grep -h "_c512_" "$out/8b-tp1.log" | head -1 | cut -c1-150
+for setting in auto:16 peer:0 nccl:16 nccl:0 peer:32 peer:8; do
+  algo=${setting%:*} mib=${setting#*:}; name="8b-tp2-$algo-$mib"
+  extra=(); [ "$setting" = auto:16 ] && extra=(--stages)
+  ROOFTOP_TP_ALL_REDUCE=$algo ROOFTOP_TP_PREFETCH_MB=$mib timeout 200 "$R" run --ranks 2 --comm-timeout 60 "${common[@]}" \
+    "${extra[@]}" --shape "$shape:tp2" --out "$out/$name.json" > "$out/$name.log" 2>&1
+  stamp "$name exit $?"; grep -h "_c512_" "$out/$name.log" | grep -v "\." | head -1 | cut -c1-150
+done
+grep -h "all_reduce\|o_proj \|gate_up \|  qkv" "$out/8b-tp2-auto-16.log" | cut -c1-150 | head -8
+ROOFTOP_TP_ALL_REDUCE=auto timeout 420 "$R" run --ranks 2 --comm-timeout 120 "${common[@]}" \
+  --shape "llama-3.1-70b:decode:1x512:graph:fused:tp2" --out "$out/70b-tp2.json" > "$out/70b-tp2.log" 2>&1
+stamp "70b tp2 exit $?"; grep -h "_c512_\|rror\|refus" "$out/70b-tp2.log" | head -3 | cut -c1-200
+cd "$out" && tar czf results.tar.gz *.json *.log *.txt test && rm -rf test *.log *.json *.txt
+ls "$out"

@@ -1,0 +1,41 @@
+#pragma once
+// The kernels of the one-shot peer all-reduce (cuda_peer_all_reduce.hpp) and of the L2
+// prefetch that overlaps a tensor-parallel step's all-reduce with the next projection's
+// weight stream. Queued on the stream given.
+#include <cstddef>
+#include <cstdint>
+
+#include "devices/cuda/vendors/gpu.hpp"
+
+namespace rooftop::inference::kernels {
+
+inline constexpr int kPeerMaxRanks = 8;
+inline constexpr int kPeerBlocks = 16;  // every call runs all of them (their epochs stay equal)
+
+// Every rank's buffer, mapped into this process: flags [kPeerBlocks][kPeerMaxRanks] then the
+// data halves [2][ranks][capacity] floats (the half is the call's parity).
+struct PeerBuffers {
+  float* data[kPeerMaxRanks] = {};
+  std::uint32_t* flags[kPeerMaxRanks] = {};
+};
+
+// Bytes [begin, begin + bytes) of weights to pull into L2 (Hopper's bulk prefetch; nothing
+// on older GPUs): the projection that runs after the all-reduce.
+struct L2Prefetch {
+  const void* begin = nullptr;
+  std::size_t bytes = 0;
+};
+
+// In place: data[i] = the sum over ranks of their data[i], in rank order on every rank (the
+// same bits everywhere). `epochs` [kPeerBlocks]: this rank's call counters, zeroed once. A
+// peer that never signals traps the kernel after `timeout_ns` (the run's watchdog ends the
+// process first).
+void peer_all_reduce(const PeerBuffers& peers, int ranks, int rank, float* data, std::size_t count,
+                     std::size_t capacity, std::uint32_t* epochs, std::uint64_t timeout_ns, L2Prefetch prefetch,
+                     cudaStream_t stream);
+// The prefetch alone (before an NCCL all-reduce): the kernel ends once it has asked.
+void l2_prefetch(L2Prefetch prefetch, cudaStream_t stream);
+// Whether this build and GPU can prefetch (sm_90 and later).
+bool l2_prefetch_supported();
+
+}  // namespace rooftop::inference::kernels

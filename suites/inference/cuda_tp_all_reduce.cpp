@@ -1,0 +1,129 @@
+#include "suites/inference/cuda_tp_all_reduce.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <vector>
+
+#include "harness/errors.hpp"
+
+namespace rooftop::inference {
+namespace {
+
+// The prefetch's default: measured on 2 H200s (docs/PERFORMANCE.md).
+constexpr double kDefaultPrefetchMiB = 16;
+
+std::string knob(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+double prefetch_mib() {
+  const std::string v = knob("ROOFTOP_TP_PREFETCH_MB", "");
+  if (v.empty()) return kDefaultPrefetchMiB;
+  char* end = nullptr;
+  const double mib = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end || !(mib >= 0) || mib > 1024)
+    throw InputError(fmt::format("ROOFTOP_TP_PREFETCH_MB='{}': write the MiB to prefetch before each projection, "
+                                 "0 to 1024 (0: no prefetch)", v));
+  return mib;
+}
+
+}  // namespace
+
+TpAllReduce::TpAllReduce(TensorParallelGroup& group, std::size_t decode_floats) : group_(group) {
+  const std::string mode = knob("ROOFTOP_TP_ALL_REDUCE", "auto");
+  if (mode != "auto" && mode != "nccl" && mode != "peer")
+    throw InputError(fmt::format("ROOFTOP_TP_ALL_REDUCE='{}': write auto (the faster, timed), nccl or peer (the "
+                                 "one-shot over peer memory)", mode));
+  prefetch_bytes_ = kernels::l2_prefetch_supported() ? static_cast<std::size_t>(prefetch_mib() * (1 << 20)) : 0;
+  const std::string prefetch =
+      prefetch_bytes_ ? fmt::format("; up to {:g} MiB of the next projection's weights prefetched into L2 meanwhile",
+                                    static_cast<double>(prefetch_bytes_) / (1 << 20))
+      : kernels::l2_prefetch_supported() ? std::string("; no L2 prefetch")
+                                         : std::string("; no L2 prefetch (it needs sm_90)");
+  std::string why = "ROOFTOP_TP_ALL_REDUCE=nccl";
+  if (mode != "nccl") peer_ = PeerAllReduce::open(group.transport(), decode_floats, group.timeout_s(), why);
+  if (!peer_) {
+    if (mode == "peer") throw PointSkipped("the one-shot peer all-reduce cannot run here: " + why);
+    description_ = fmt::format("NCCL's all-reduce (no one-shot peer all-reduce: {}){}", why, prefetch);
+    return;
+  }
+  const std::string wrong = check_peer(decode_floats);
+  if (!group.transport().all_processes(wrong.empty()))
+    throw std::runtime_error("the one-shot peer all-reduce gave a wrong sum: " + (wrong.empty() ? "on another rank" : wrong));
+  // Both timed back to back at the decode step's size; every rank takes the slowest rank's
+  // times, so all choose alike.
+  gpu::DeviceBuffer scratch(decode_floats * 4);
+  ROOFTOP_GPU_CHECK(cudaMemsetAsync(scratch.get(), 0, scratch.bytes(), gpu::stream()));
+  const double nccl_us = group.transport().max_over_processes(time_call(scratch.as<float>(), decode_floats, false));
+  const double peer_us = group.transport().max_over_processes(time_call(scratch.as<float>(), decode_floats, true));
+  const bool use_peer = mode == "peer" || peer_us < nccl_us;
+  description_ = fmt::format("{} for up to {} KiB (timed at a decode step's {} KiB: one-shot over peer memory {:.1f} "
+                             "us, NCCL {:.1f} us a call{}), NCCL's beyond{}",
+                             use_peer ? "a one-shot all-reduce over peer memory" : "NCCL's all-reduce",
+                             peer_->capacity() * 4 / 1024, decode_floats * 4 / 1024, peer_us, nccl_us,
+                             mode == "peer" ? "; ROOFTOP_TP_ALL_REDUCE=peer" : "", prefetch);
+  if (!use_peer) peer_.reset();
+}
+
+std::string TpAllReduce::check_peer(std::size_t count) {
+  // Small integers: every order of summing them is exact.
+  const auto value = [](int rank, std::size_t i, int call) {
+    return static_cast<float>((rank * 131 + static_cast<int>(i % 977) * 7 + call * 3) % 64 - 32);
+  };
+  gpu::DeviceBuffer data(count * 4);
+  std::vector<float> mine(count), got(count);
+  for (int call = 0; call < 3; ++call) {  // both halves of the buffers; the last call odd-sized (the scalar path)
+    const std::size_t n = call < 2 || count % 2 ? count : count - 1;
+    for (std::size_t i = 0; i < n; ++i) mine[i] = value(group_.rank(), i, call);
+    ROOFTOP_GPU_CHECK(cudaMemcpyAsync(data.get(), mine.data(), n * 4, cudaMemcpyHostToDevice, gpu::stream()));
+    peer_->queue(data.as<float>(), n, gpu::stream());
+    ROOFTOP_GPU_CHECK(cudaMemcpyAsync(got.data(), data.get(), n * 4, cudaMemcpyDeviceToHost, gpu::stream()));
+    group_.wait_queued("checking the one-shot all-reduce");
+    for (std::size_t i = 0; i < n; ++i) {
+      float sum = 0;
+      for (int q = 0; q < group_.tp(); ++q) sum += value(q, i, call);
+      if (got[i] != sum)
+        return fmt::format("element {} of {} (call {}) is {} where the ranks' values sum to {}", i, n, call, got[i], sum);
+    }
+  }
+  return {};
+}
+
+double TpAllReduce::time_call(float* data, std::size_t count, bool peer) {
+  constexpr int kWarm = 20, kCalls = 200;
+  const auto call = [&] {
+    if (peer) peer_->queue(data, count, gpu::stream());
+    else group_.transport().all_reduce(0, data, data, count, Dtype::fp32);
+  };
+  for (int i = 0; i < kWarm; ++i) call();
+  group_.wait_queued("timing the tensor-parallel all-reduce");
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ROOFTOP_GPU_CHECK(cudaEventCreate(&start));
+  ROOFTOP_GPU_CHECK(cudaEventCreate(&stop));
+  ROOFTOP_GPU_CHECK(cudaEventRecord(start, gpu::stream()));
+  for (int i = 0; i < kCalls; ++i) call();
+  ROOFTOP_GPU_CHECK(cudaEventRecord(stop, gpu::stream()));
+  group_.wait_queued("timing the tensor-parallel all-reduce");
+  float ms = 0;
+  ROOFTOP_GPU_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms * 1e3 / kCalls;
+}
+
+void TpAllReduce::queue(float* data, std::size_t count, kernels::L2Prefetch next) {
+  next.bytes = std::min(next.bytes, prefetch_bytes_);
+  if (!next.begin) next.bytes = 0;
+  if (peer_ && count <= peer_->capacity()) {
+    peer_->queue(data, count, gpu::stream(), next);
+    return;
+  }
+  kernels::l2_prefetch(next, gpu::stream());
+  group_.transport().all_reduce(0, data, data, count, Dtype::fp32);
+}
+
+}  // namespace rooftop::inference
