@@ -8,9 +8,6 @@
 namespace rooftop::inference {
 namespace {
 
-constexpr std::size_t kFlagBytes = 4096;  // [kPeerBlocks][kPeerMaxRanks] uint32, padded
-static_assert(kernels::kPeerBlocks * kernels::kPeerMaxRanks * 4 <= kFlagBytes);
-
 std::string to_hex(const void* p, std::size_t n) {
   std::string out;
   for (std::size_t i = 0; i < n; ++i) out += fmt::format("{:02x}", static_cast<const unsigned char*>(p)[i]);
@@ -38,11 +35,11 @@ std::vector<std::string> fields(const std::string& s) {
 
 PeerAllReduce::PeerAllReduce(int ranks, int rank, std::size_t capacity, double timeout_s)
     : ranks_(ranks), rank_(rank), capacity_(capacity), timeout_ns_(static_cast<std::uint64_t>((timeout_s + 5) * 1e9)),  // the watchdog's first
-      region_(kFlagBytes + 2 * static_cast<std::size_t>(ranks) * capacity * 4),
+      region_(2 * static_cast<std::size_t>(ranks) * capacity * 8),
       epochs_(kernels::kPeerBlocks * 4) {
   ROOFTOP_GPU_CHECK(cudaMemset(region_.get(), 0, region_.bytes()));
   ROOFTOP_GPU_CHECK(cudaMemset(epochs_.get(), 0, epochs_.bytes()));
-  ROOFTOP_GPU_CHECK(cudaDeviceSynchronize());  // zeroed before any peer can signal into it
+  ROOFTOP_GPU_CHECK(cudaDeviceSynchronize());  // epoch 0 everywhere before any peer writes
 }
 
 std::unique_ptr<PeerAllReduce> PeerAllReduce::open(Transport& t, std::size_t capacity, double timeout_s,
@@ -58,7 +55,6 @@ std::unique_ptr<PeerAllReduce> PeerAllReduce::open(Transport& t, std::size_t cap
     return nullptr;
   }
   const int rank = t.rank_of(0);
-  capacity = (capacity + 3) / 4 * 4;
   std::unique_ptr<PeerAllReduce> self(new PeerAllReduce(ranks, rank, capacity, timeout_s));
   int device = 0;
   ROOFTOP_GPU_CHECK(cudaGetDevice(&device));
@@ -91,10 +87,7 @@ std::unique_ptr<PeerAllReduce> PeerAllReduce::open(Transport& t, std::size_t cap
         else self->opened_.push_back(base = static_cast<char*>(p));
       }
     }
-    if (base) {
-      self->peers_.flags[q] = reinterpret_cast<std::uint32_t*>(base);
-      self->peers_.data[q] = reinterpret_cast<float*>(base + kFlagBytes);
-    }
+    if (base) self->peers_.data[q] = reinterpret_cast<std::uint64_t*>(base);
   }
   (void)cudaGetLastError();  // a refused peer's error is in mine_why
   if (t.all_processes(mine_why.empty())) return self;

@@ -12,11 +12,10 @@ namespace rooftop::inference::kernels {
 inline constexpr int kPeerMaxRanks = 8;
 inline constexpr int kPeerBlocks = 16;  // every call runs all of them (their epochs stay equal)
 
-// Every rank's buffer, mapped into this process: flags [kPeerBlocks][kPeerMaxRanks] then the
-// data halves [2][ranks][capacity] floats (the half is the call's parity).
+// Every rank's buffer, mapped into this process: [2][ranks][capacity] elements, each a float
+// and the epoch of the call that wrote it (the half is the call's parity).
 struct PeerBuffers {
-  float* data[kPeerMaxRanks] = {};
-  std::uint32_t* flags[kPeerMaxRanks] = {};
+  std::uint64_t* data[kPeerMaxRanks] = {};
 };
 
 // Bytes [begin, begin + bytes) of weights to pull into L2 (Hopper's bulk prefetch; nothing
@@ -28,8 +27,8 @@ struct L2Prefetch {
 
 // In place: data[i] = the sum over ranks of their data[i], in rank order on every rank (the
 // same bits everywhere). `epochs` [kPeerBlocks]: this rank's call counters, zeroed once. A
-// peer that never signals traps the kernel after `timeout_ns` (the run's watchdog ends the
-// process first).
+// peer whose data never comes traps the kernel after `timeout_ns` (the run's watchdog ends
+// the process first).
 void peer_all_reduce(const PeerBuffers& peers, int ranks, int rank, float* data, std::size_t count,
                      std::size_t capacity, std::uint32_t* epochs, std::uint64_t timeout_ns, L2Prefetch prefetch,
                      cudaStream_t stream);

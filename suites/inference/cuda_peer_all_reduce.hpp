@@ -1,9 +1,10 @@
 #pragma once
 // A one-shot all-reduce over the GPUs' peer memory (CUDA IPC, over NVLink or PCIe) for the
 // small messages of a tensor-parallel decode step, where NCCL's latency (about 10 us for
-// 16 KB between two H200s) is the cost, not its bandwidth: one kernel and one barrier a
-// call (cuda_peer_all_reduce.cu). The ranks must be one process a GPU on one host, each
-// GPU able to reach the others' memory; open() says why not otherwise.
+// 16 KB between two H200s) is the cost, not its bandwidth: one kernel a call, each element
+// stored into every peer's buffer with the call's epoch beside it, no barrier
+// (cuda_peer_all_reduce.cu). The ranks must be one process a GPU on one host, each GPU able
+// to reach the others' memory; open() says why not otherwise.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -35,7 +36,7 @@ class PeerAllReduce {
   int ranks_, rank_;
   std::size_t capacity_;
   std::uint64_t timeout_ns_;
-  gpu::DeviceBuffer region_, epochs_;  // this rank's buffer (flags, then data) and call counters
+  gpu::DeviceBuffer region_, epochs_;  // what the peers write into here, and the call counters
   std::vector<void*> opened_;          // the peers' buffers, mapped here
   kernels::PeerBuffers peers_{};
 };

@@ -76,7 +76,7 @@ std::string TpAllReduce::check_peer(std::size_t count) {
   };
   gpu::DeviceBuffer data(count * 4);
   std::vector<float> mine(count), got(count);
-  for (int call = 0; call < 3; ++call) {  // both halves of the buffers; the last call odd-sized (the scalar path)
+  for (int call = 0; call < 3; ++call) {  // both halves of the buffers; the last call odd-sized
     const std::size_t n = call < 2 || count % 2 ? count : count - 1;
     for (std::size_t i = 0; i < n; ++i) mine[i] = value(group_.rank(), i, call);
     ROOFTOP_GPU_CHECK(cudaMemcpyAsync(data.get(), mine.data(), n * 4, cudaMemcpyHostToDevice, gpu::stream()));

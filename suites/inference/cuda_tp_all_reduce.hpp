@@ -27,7 +27,7 @@ class TpAllReduce {
   const std::string& description() const { return description_; }
 
  private:
-  // Three calls on exact sums, both buffer halves and both widths: "" or what was wrong.
+  // Three calls on exact sums, both halves of the buffers: "" or what was wrong.
   std::string check_peer(std::size_t count);
   double time_call(float* data, std::size_t count, bool peer);
   TensorParallelGroup& group_;

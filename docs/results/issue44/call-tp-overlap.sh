@@ -20,16 +20,27 @@ shape="llama-3.1-8b:decode:1x512:graph:fused"
 common=(--backend cuda --suite inference --dtype bf16 --repetitions 10)
 timeout 200 "$R" run "${common[@]}" --shape "$shape" --out "$out/8b-tp1.json" > "$out/8b-tp1.log" 2>&1
 stamp "8b tp1 exit $?"; grep -h "_c512_" "$out/8b-tp1.log" | head -1 | cut -c1-150
-for setting in auto:16 peer:0 nccl:16 nccl:0 peer:32 peer:8; do
+# ALGORITHM:PREFETCH_MIB; the first also with --stages (its all-reduces as stage points).
+settings=${SETTINGS:-peer:0 peer:4 peer:8 peer:16 nccl:0 nccl:8}
+for setting in $settings; do
   algo=${setting%:*} mib=${setting#*:}; name="8b-tp2-$algo-$mib"
-  extra=(); [ "$setting" = auto:16 ] && extra=(--stages)
+  extra=(); [ "$setting" = "${settings%% *}" ] && extra=(--stages)
   ROOFTOP_TP_ALL_REDUCE=$algo ROOFTOP_TP_PREFETCH_MB=$mib timeout 200 "$R" run --ranks 2 --comm-timeout 60 "${common[@]}" \
     "${extra[@]}" --shape "$shape:tp2" --out "$out/$name.json" > "$out/$name.log" 2>&1
   stamp "$name exit $?"; grep -h "_c512_" "$out/$name.log" | grep -v "\." | head -1 | cut -c1-150
 done
-grep -h "all_reduce\|o_proj \|gate_up \|  qkv" "$out/8b-tp2-auto-16.log" | cut -c1-150 | head -8
-ROOFTOP_TP_ALL_REDUCE=auto timeout 420 "$R" run --ranks 2 --comm-timeout 120 "${common[@]}" \
-  --shape "llama-3.1-70b:decode:1x512:graph:fused:tp2" --out "$out/70b-tp2.json" > "$out/70b-tp2.log" 2>&1
-stamp "70b tp2 exit $?"; grep -h "_c512_\|rror\|refus" "$out/70b-tp2.log" | head -3 | cut -c1-200
+for model in llama-3.2-1b; do
+  timeout 100 "$R" run "${common[@]}" --shape "$model:decode:1x512:graph:fused" --out "$out/1b-tp1.json" > "$out/1b-tp1.log" 2>&1
+  stamp "1b tp1 exit $?"
+  ROOFTOP_TP_ALL_REDUCE=auto timeout 100 "$R" run --ranks 2 --comm-timeout 60 "${common[@]}" \
+    --shape "$model:decode:1x512:graph:fused:tp2" --out "$out/1b-tp2.json" > "$out/1b-tp2.log" 2>&1
+  stamp "1b tp2 exit $?"; grep -h "_c512_" "$out"/1b-tp*.log | grep -v "\." | cut -c1-150
+done
+for setting in ${SETTINGS_70B:-peer:0 peer:8}; do
+  algo=${setting%:*} mib=${setting#*:}; name="70b-tp2-$algo-$mib"
+  ROOFTOP_TP_ALL_REDUCE=$algo ROOFTOP_TP_PREFETCH_MB=$mib timeout 200 "$R" run --ranks 2 --comm-timeout 120 "${common[@]}" \
+    --shape "llama-3.1-70b:decode:1x512:graph:fused:tp2" --out "$out/$name.json" > "$out/$name.log" 2>&1
+  stamp "$name exit $?"; grep -h "_c512_\|rror\|refus" "$out/$name.log" | head -2 | cut -c1-200
+done
 cd "$out" && tar czf results.tar.gz *.json *.log *.txt test && rm -rf test *.log *.json *.txt
 ls "$out"
