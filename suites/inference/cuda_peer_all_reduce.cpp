@@ -99,10 +99,10 @@ PeerAllReduce::~PeerAllReduce() {
   for (void* p : opened_) cudaIpcCloseMemHandle(p);
 }
 
-void PeerAllReduce::queue(float* data, std::size_t count, cudaStream_t stream, kernels::L2Prefetch prefetch) {
+void PeerAllReduce::queue(float* data, std::size_t count, kernels::L2Prefetch prefetch) {
   if (count > capacity_) throw std::logic_error("a peer all-reduce larger than its buffers");
   kernels::peer_all_reduce(peers_, ranks_, rank_, data, count, capacity_, epochs_.as<std::uint32_t>(), timeout_ns_,
-                           prefetch, stream);
+                           prefetch);
 }
 
 }  // namespace rooftop::inference

@@ -1,12 +1,12 @@
 #include "suites/inference/cuda_peer_all_reduce.cuh"
 
 #include "devices/cuda/gpu_runtime.hpp"
+#include "suites/inference/cuda_pdl.cuh"
 
 namespace rooftop::inference::kernels {
 namespace {
 
 constexpr int kThreads = 512;
-constexpr int kPrefetchThreads = 256;
 // One SM's bulk prefetches move a few hundred GB/s: spread over this many, a prefetch of
 // 16 MiB keeps pace with HBM (measured: one block made each MiB cost 3.5 us a call).
 constexpr int kPrefetchBlocks = 32;
@@ -46,10 +46,8 @@ __device__ void prefetch_share(L2Prefetch p, unsigned thread, unsigned threads) 
 #endif
 }
 
-__global__ void l2_prefetch_kernel(L2Prefetch p) {
-  prefetch_share(p, threadIdx.x * gridDim.x + blockIdx.x, gridDim.x * blockDim.x);
-}
-
+// A programmatic dependent launch: the o_proj or down GEMV before it lets it start early, and
+// it lets the projection after it start at once, whose weight loads then overlap the wait.
 // Blocks [0, kPeerBlocks) reduce; those past them (where asked) prefetch. Each element goes
 // to every peer with this call's epoch beside it in one store (NCCL's LL protocol, in one
 // shot): no barrier, no fence, each reader waits for its own elements alone. A thread sums
@@ -60,11 +58,13 @@ __global__ void __launch_bounds__(kThreads) peer_all_reduce_kernel(PeerBuffers p
                                                                    std::size_t count, std::size_t capacity,
                                                                    std::uint32_t* epochs, std::uint64_t timeout_ns,
                                                                    L2Prefetch prefetch) {
-  if (blockIdx.x >= kPeerBlocks) {
+  pdl_allow_next();
+  if (blockIdx.x >= kPeerBlocks) {  // constant weights: no need to wait for the kernel before
     prefetch_share(prefetch, threadIdx.x * (gridDim.x - kPeerBlocks) + (blockIdx.x - kPeerBlocks),
                    (gridDim.x - kPeerBlocks) * blockDim.x);
     return;
   }
+  pdl_wait();  // for the partial sums, and for the last call's epochs
   __shared__ std::uint32_t epoch_shared;
   if (threadIdx.x == 0) epoch_shared = epochs[blockIdx.x] + 1;
   __syncthreads();
@@ -99,18 +99,11 @@ __global__ void __launch_bounds__(kThreads) peer_all_reduce_kernel(PeerBuffers p
 }  // namespace
 
 void peer_all_reduce(const PeerBuffers& peers, int ranks, int rank, float* data, std::size_t count,
-                     std::size_t capacity, std::uint32_t* epochs, std::uint64_t timeout_ns, L2Prefetch prefetch,
-                     cudaStream_t stream) {
+                     std::size_t capacity, std::uint32_t* epochs, std::uint64_t timeout_ns, L2Prefetch prefetch) {
   const int blocks = kPeerBlocks + (prefetch.bytes && l2_prefetch_supported() ? kPrefetchBlocks : 0);
-  peer_all_reduce_kernel<<<blocks, kThreads, 0, stream>>>(peers, ranks, rank, data, count, capacity, epochs, timeout_ns,
-                                                          prefetch);
+  launch_pdl(peer_all_reduce_kernel, blocks, kThreads, 0, peers, ranks, rank, data, count, capacity, epochs, timeout_ns,
+             prefetch);
   ROOFTOP_GPU_CHECK_LAUNCH("peer_all_reduce");
-}
-
-void l2_prefetch(L2Prefetch prefetch, cudaStream_t stream) {
-  if (!prefetch.bytes || !l2_prefetch_supported()) return;
-  l2_prefetch_kernel<<<kPrefetchBlocks, kPrefetchThreads, 0, stream>>>(prefetch);
-  ROOFTOP_GPU_CHECK_LAUNCH("l2_prefetch");
 }
 
 bool l2_prefetch_supported() {

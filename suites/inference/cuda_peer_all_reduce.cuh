@@ -1,7 +1,7 @@
 #pragma once
-// The kernels of the one-shot peer all-reduce (cuda_peer_all_reduce.hpp) and of the L2
+// The kernel of the one-shot peer all-reduce (cuda_peer_all_reduce.hpp), with the L2
 // prefetch that overlaps a tensor-parallel step's all-reduce with the next projection's
-// weight stream. Queued on the stream given.
+// weight stream. Queued on gpu::stream(), as the decoder's kernels are.
 #include <cstddef>
 #include <cstdint>
 
@@ -30,10 +30,7 @@ struct L2Prefetch {
 // peer whose data never comes traps the kernel after `timeout_ns` (the run's watchdog ends
 // the process first).
 void peer_all_reduce(const PeerBuffers& peers, int ranks, int rank, float* data, std::size_t count,
-                     std::size_t capacity, std::uint32_t* epochs, std::uint64_t timeout_ns, L2Prefetch prefetch,
-                     cudaStream_t stream);
-// The prefetch alone (before an NCCL all-reduce): the kernel ends once it has asked.
-void l2_prefetch(L2Prefetch prefetch, cudaStream_t stream);
+                     std::size_t capacity, std::uint32_t* epochs, std::uint64_t timeout_ns, L2Prefetch prefetch);
 // Whether this build and GPU can prefetch (sm_90 and later).
 bool l2_prefetch_supported();
 

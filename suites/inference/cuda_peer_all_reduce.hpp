@@ -27,9 +27,9 @@ class PeerAllReduce {
   PeerAllReduce& operator=(const PeerAllReduce&) = delete;
 
   std::size_t capacity() const { return capacity_; }
-  // Sums `count` (<= capacity) floats of `data` over the ranks in place, queued on `stream`;
-  // every rank must queue the same calls in the same order (as with NCCL).
-  void queue(float* data, std::size_t count, cudaStream_t stream, kernels::L2Prefetch prefetch = {});
+  // Sums `count` (<= capacity) floats of `data` over the ranks in place, queued on
+  // gpu::stream(); every rank must queue the same calls in the same order (as with NCCL).
+  void queue(float* data, std::size_t count, kernels::L2Prefetch prefetch = {});
 
  private:
   PeerAllReduce(int ranks, int rank, std::size_t capacity, double timeout_s);

@@ -1,8 +1,9 @@
 #pragma once
 // How a tensor-parallel CUDA decoder sums its hidden state after o_proj and down: NCCL's
 // all-reduce, or the one-shot peer all-reduce (cuda_peer_all_reduce.hpp) where both were
-// timed at the decode step's message and it was the faster; meanwhile, the weights of the
-// projection that runs next are prefetched into L2, so the wait is not idle HBM time.
+// timed at the decode step's message and it was the faster; meanwhile, its spare blocks
+// prefetch the weights of the projection that runs next into L2, so the wait is not idle HBM
+// time.
 // Knobs (docs/inference.md): ROOFTOP_TP_ALL_REDUCE=auto|nccl|peer (auto: measured),
 // ROOFTOP_TP_PREFETCH_MB=N (the most prefetched before each projection; 0: none).
 #include <cstddef>
@@ -21,7 +22,7 @@ class TpAllReduce {
   // Throws InputError for a knob it does not know.
   TpAllReduce(TensorParallelGroup& group, std::size_t decode_floats);
   // Sums `count` floats of `data` (the GPU's) over the ranks in place, on gpu::stream(),
-  // prefetching up to prefetch_bytes() of `next` meanwhile.
+  // the one-shot prefetching up to ROOFTOP_TP_PREFETCH_MB of `next` meanwhile.
   void queue(float* data, std::size_t count, kernels::L2Prefetch next);
   // For the implementation text: which algorithm, each one's measured time, the prefetch.
   const std::string& description() const { return description_; }

@@ -21,9 +21,10 @@ common=(--backend cuda --suite inference --dtype bf16 --repetitions 10)
 timeout 200 "$R" run "${common[@]}" --shape "$shape" --out "$out/8b-tp1.json" > "$out/8b-tp1.log" 2>&1
 stamp "8b tp1 exit $?"; grep -h "_c512_" "$out/8b-tp1.log" | head -1 | cut -c1-150
 # ALGORITHM:PREFETCH_MIB; the first also with --stages (its all-reduces as stage points).
-settings=${SETTINGS:-peer:0 peer:4 peer:8 peer:16 nccl:0 nccl:8}
+settings=${SETTINGS:-peer:0 peer:4 peer:8 peer:0 peer:4 peer:16 nccl:0}
+run_no=0
 for setting in $settings; do
-  algo=${setting%:*} mib=${setting#*:}; name="8b-tp2-$algo-$mib"
+  run_no=$((run_no + 1)); algo=${setting%:*} mib=${setting#*:}; name="8b-tp2-$run_no-$algo-$mib"
   extra=(); [ "$setting" = "${settings%% *}" ] && extra=(--stages)
   ROOFTOP_TP_ALL_REDUCE=$algo ROOFTOP_TP_PREFETCH_MB=$mib timeout 200 "$R" run --ranks 2 --comm-timeout 60 "${common[@]}" \
     "${extra[@]}" --shape "$shape:tp2" --out "$out/$name.json" > "$out/$name.log" 2>&1
@@ -36,7 +37,7 @@ for model in llama-3.2-1b; do
     --shape "$model:decode:1x512:graph:fused:tp2" --out "$out/1b-tp2.json" > "$out/1b-tp2.log" 2>&1
   stamp "1b tp2 exit $?"; grep -h "_c512_" "$out"/1b-tp*.log | grep -v "\." | cut -c1-150
 done
-for setting in ${SETTINGS_70B:-peer:0 peer:8}; do
+for setting in ${SETTINGS_70B:-peer:0 peer:4}; do
   algo=${setting%:*} mib=${setting#*:}; name="70b-tp2-$algo-$mib"
   ROOFTOP_TP_ALL_REDUCE=$algo ROOFTOP_TP_PREFETCH_MB=$mib timeout 200 "$R" run --ranks 2 --comm-timeout 120 "${common[@]}" \
     --shape "llama-3.1-70b:decode:1x512:graph:fused:tp2" --out "$out/$name.json" > "$out/$name.log" 2>&1
