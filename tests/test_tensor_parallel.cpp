@@ -253,3 +253,20 @@ TEST_CASE("tensor parallel: each layer's all-reduces are stages with the collect
   CHECK(stages[0].params["size_bytes"].get<double>() == 2.0 * 256 * 4);
   CHECK(stages[0].params["collective"] == "all_reduce");
 }
+
+TEST_CASE("tensor parallel: the GPU all-reduce's knobs take their documented values and refuse others by name",
+          "[inference][tp]") {
+  const auto defaults = tp_all_reduce_knobs(nullptr, "");
+  CHECK(defaults.algorithm == "auto");
+  CHECK(defaults.prefetch_mib == 4);
+  const auto given = tp_all_reduce_knobs("peer", "0.5");
+  CHECK(given.algorithm == "peer");
+  CHECK(given.prefetch_mib == 0.5);
+  CHECK(tp_all_reduce_knobs("nccl", "0").prefetch_mib == 0);
+  for (const char* bad : {"NCCL", "one-shot", " peer"})
+    CHECK_THROWS_WITH(tp_all_reduce_knobs(bad, nullptr),
+                      Catch::Contains("ROOFTOP_TP_ALL_REDUCE='") && Catch::Contains("auto") && Catch::Contains("peer"));
+  for (const char* bad : {"4MiB", "-1", "nan", "2000", "x"})
+    CHECK_THROWS_WITH(tp_all_reduce_knobs(nullptr, bad),
+                      Catch::Contains("ROOFTOP_TP_PREFETCH_MB='") && Catch::Contains("0 to 1024"));
+}

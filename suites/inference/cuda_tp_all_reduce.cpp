@@ -3,43 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
 #include "harness/errors.hpp"
+#include "suites/inference/tensor_parallel.hpp"
 
 namespace rooftop::inference {
-namespace {
-
-// The prefetch's default, measured on 2 H200s (docs/PERFORMANCE.md): the 8B's step 1 to 2% faster
-// than with none, the 70B's 1.5% slower; 8 and 16 MiB no better than none.
-constexpr double kDefaultPrefetchMiB = 4;
-
-std::string knob(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
-
-double prefetch_mib() {
-  const std::string v = knob("ROOFTOP_TP_PREFETCH_MB", "");
-  if (v.empty()) return kDefaultPrefetchMiB;
-  char* end = nullptr;
-  const double mib = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() || *end || !(mib >= 0) || mib > 1024)
-    throw InputError(fmt::format("ROOFTOP_TP_PREFETCH_MB='{}': write the MiB to prefetch before each projection, "
-                                 "0 to 1024 (0: no prefetch)", v));
-  return mib;
-}
-
-}  // namespace
 
 TpAllReduce::TpAllReduce(TensorParallelGroup& group, std::size_t decode_floats) : group_(group) {
-  const std::string mode = knob("ROOFTOP_TP_ALL_REDUCE", "auto");
-  if (mode != "auto" && mode != "nccl" && mode != "peer")
-    throw InputError(fmt::format("ROOFTOP_TP_ALL_REDUCE='{}': write auto (the faster, timed), nccl or peer (the "
-                                 "one-shot over peer memory)", mode));
-  prefetch_bytes_ = kernels::l2_prefetch_supported() ? static_cast<std::size_t>(prefetch_mib() * (1 << 20)) : 0;
+  const auto knobs = tp_all_reduce_knobs_from_env();
+  const std::string& mode = knobs.algorithm;
+  prefetch_bytes_ = kernels::l2_prefetch_supported() ? static_cast<std::size_t>(knobs.prefetch_mib * (1 << 20)) : 0;
   std::string why = "ROOFTOP_TP_ALL_REDUCE=nccl";
   if (mode != "nccl") peer_ = PeerAllReduce::open(group.transport(), decode_floats, group.timeout_s(), why);
   if (!peer_) {

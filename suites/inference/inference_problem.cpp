@@ -327,6 +327,7 @@ void check_tensor_parallel(const ModelConfig& m, const InferenceShape& s, Dtype 
                            const RankContext& ranks, const std::string& shape_text) {
   if (const auto why = tensor_parallel_refusal(m, s.tp); !why.empty())
     throw InputError(fmt::format("inference shape {}: {}", shape_text, why));
+  if (s.tp > 1) tp_all_reduce_knobs_from_env();  // a bad knob said before anything runs
   const bool gpu = backend_traits(backend).gpu;
   if (s.tp > 1 && backend != "cpu" && backend != "cuda")
     throw InputError(fmt::format("inference shape {}: tensor parallel runs on --backend cpu ranks (MPI) and cuda GPUs "

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "harness/errors.hpp"
@@ -68,6 +69,28 @@ ModelConfig rank_config(const ModelConfig& m, const TensorParallelSlice& s) {
   c.intermediate = s.intermediate.count;
   c.vocab = s.vocab.count;
   return c;
+}
+
+TpAllReduceKnobs tp_all_reduce_knobs(const char* algorithm, const char* prefetch_mib) {
+  TpAllReduceKnobs k;
+  if (algorithm && *algorithm) {
+    k.algorithm = algorithm;
+    if (k.algorithm != "auto" && k.algorithm != "nccl" && k.algorithm != "peer")
+      throw InputError(fmt::format("ROOFTOP_TP_ALL_REDUCE='{}': write auto (the faster, timed), nccl or peer (the one-shot "
+                                   "over peer memory)", algorithm));
+  }
+  if (prefetch_mib && *prefetch_mib) {
+    char* end = nullptr;
+    k.prefetch_mib = std::strtod(prefetch_mib, &end);
+    if (end == prefetch_mib || *end || !(k.prefetch_mib >= 0) || k.prefetch_mib > 1024)
+      throw InputError(fmt::format("ROOFTOP_TP_PREFETCH_MB='{}': write the MiB of the next projection to prefetch into L2 "
+                                   "during each one-shot all-reduce, 0 to 1024 (0: none)", prefetch_mib));
+  }
+  return k;
+}
+
+TpAllReduceKnobs tp_all_reduce_knobs_from_env() {
+  return tp_all_reduce_knobs(std::getenv("ROOFTOP_TP_ALL_REDUCE"), std::getenv("ROOFTOP_TP_PREFETCH_MB"));
 }
 
 }  // namespace rooftop::inference

@@ -50,6 +50,18 @@ TensorParallelSlice tensor_parallel_slice(const ModelConfig& model, int tp, int 
 // part; with tp 1 it is the model.
 ModelConfig rank_config(const ModelConfig& model, const TensorParallelSlice& slice);
 
+// The GPU decoder's all-reduce knobs (docs/inference.md, cuda_tp_all_reduce.hpp), given as
+// ROOFTOP_TP_ALL_REDUCE and ROOFTOP_TP_PREFETCH_MB; null or empty: the default.
+struct TpAllReduceKnobs {
+  std::string algorithm = "auto";  // auto (the faster, timed), nccl or peer
+  // Measured on 2 H200s (docs/PERFORMANCE.md): the 8B's step 1 to 2% faster than with none,
+  // the 70B's about 1.5% slower; 8 MiB and more no better than none.
+  double prefetch_mib = 4;
+};
+// InputError naming the variable, the value and the values it takes.
+TpAllReduceKnobs tp_all_reduce_knobs(const char* algorithm, const char* prefetch_mib);
+TpAllReduceKnobs tp_all_reduce_knobs_from_env();
+
 // Bytes a rank's all-reduce moves a call: `rows` rows of the hidden state.
 inline double all_reduce_bytes(const ModelConfig& model, std::int64_t rows, double element_bytes) {
   return static_cast<double>(rows * model.hidden) * element_bytes;
