@@ -139,6 +139,10 @@ void run_scenario_loop(const RunOptions& o, PointPipeline& pipe, Transport* tran
       for (int r = 0; r < o.repetitions; ++r) {
         if ((cut = interrupted(name))) break;  // the point is cut short: not a result
         const EnergyWindow energy(pipe.backend());
+        // Ranks start their clocks together: a rank still reading its energy counter (NVML,
+        // milliseconds at times) would otherwise hold the others' first all-reduce, inside
+        // their timed repetition.
+        if (ranks) agree(true, name + " (ranks starting a repetition together)");
         auto rep = instance->run_repetition();
         samples.push_back({rep.seconds_per_iteration, rep.iterations, pipe.backend().clock_mhz()});
         energy.close(samples.back());
