@@ -16,11 +16,9 @@
 # (ROOFTOP_NIGHTLY_RUN_ARGS; six, so that the gate measures the drift across them), a quick
 # characterize. PREPARED: ci/cluster/prepare.sh's OUT. Exit 77 (SKIP) without python3-yaml.
 set -euo pipefail
-# No prepared bundle: cluster.prepare skipped (no cluster on this machine), so this SKIPs too.
-if [ ! -d "${1:-}" ]; then
-  if [ "${ROOFTOP_REQUIRE_CLUSTER:-0}" = 1 ]; then echo "check-nightly-workflow.sh: FAILED: '${1:-}' was not prepared" >&2; exit 1; fi
-  echo "SKIP: no prepared cluster bundle ('${1:-}'): cluster.prepare skipped" >&2; exit 77
-fi
+# shellcheck disable=SC1091
+. "$(dirname "$0")/cluster/lib.sh"  # need_prepared
+need_prepared "${1:-}"
 prepared=$(cd "${1:?usage: check-nightly-workflow.sh PREPARED WORK}" && pwd)
 work=${2:?usage: check-nightly-workflow.sh PREPARED WORK}
 src=$(cd "$(dirname "$0")/.." && pwd)

@@ -9,12 +9,8 @@
 #      kept; node 2's orted ends by itself once it has lost mpirun.
 # Nothing of either job may be left running. PREPARED: ci/cluster/prepare.sh's OUT. Exit 77: SKIP.
 set -euo pipefail
-# No prepared bundle: cluster.prepare skipped (no cluster on this machine), so this SKIPs too.
-if [ ! -d "${1:-}" ]; then
-  if [ "${ROOFTOP_REQUIRE_CLUSTER:-0}" = 1 ]; then echo "check-faults.sh: FAILED: '${1:-}' was not prepared" >&2; exit 1; fi
-  echo "SKIP: no prepared cluster bundle ('${1:-}'): cluster.prepare skipped" >&2; exit 77
-fi
 . "$(dirname "$0")/lib.sh"
+need_prepared "${1:-}"
 prepared=$(cd "${1:?usage: check-faults.sh PREPARED WORK}" && pwd)
 work=${2:?usage: check-faults.sh PREPARED WORK}
 need_cluster_tools

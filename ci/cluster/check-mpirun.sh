@@ -6,12 +6,8 @@
 # placed under the network's roof (iperf3's measure, given in the profile), node 2's link
 # carried the data, and nothing is left. PREPARED: ci/cluster/prepare.sh's OUT. Exit 77: SKIP.
 set -euo pipefail
-# No prepared bundle: cluster.prepare skipped (no cluster on this machine), so this SKIPs too.
-if [ ! -d "${1:-}" ]; then
-  if [ "${ROOFTOP_REQUIRE_CLUSTER:-0}" = 1 ]; then echo "check-mpirun.sh: FAILED: '${1:-}' was not prepared" >&2; exit 1; fi
-  echo "SKIP: no prepared cluster bundle ('${1:-}'): cluster.prepare skipped" >&2; exit 77
-fi
 . "$(dirname "$0")/lib.sh"
+need_prepared "${1:-}"
 prepared=$(cd "${1:?usage: check-mpirun.sh PREPARED WORK}" && pwd)
 work=${2:?usage: check-mpirun.sh PREPARED WORK}
 need_cluster_tools

@@ -17,6 +17,14 @@ need_cluster_tools() {
   echo "SKIP: $why" >&2
   exit 77
 }
+# need_prepared DIR: exit 77 (SKIP) where cluster.prepare skipped and left no bundle in DIR
+# (a machine without the cluster: the fresh Debian root), unless the cluster is required.
+need_prepared() {
+  [ -d "${1:-}" ] && return 0
+  [ "${ROOFTOP_REQUIRE_CLUSTER:-0}" = 1 ] && die "'${1:-}' was not prepared"
+  echo "SKIP: no prepared cluster bundle ('${1:-}'): cluster.prepare skipped" >&2
+  exit 77
+}
 # cluster_up DIR: starts the cluster in DIR/cluster (a tag and subnet of its own when given
 # ROOFTOP_CLUSTER_TAG, ROOFTOP_CLUSTER_NET); whatever happens next, it is stopped on exit and
 # stop.sh's verdict (nothing of it left) decides a passing check's exit.
