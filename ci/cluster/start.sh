@@ -35,12 +35,17 @@ dir=$(cd "$dir" && pwd)
 [ -z "$(ls -A "$dir")" ] || fail "$dir is not empty: give a new folder"
 chmod 700 "$dir"
 mkdir -p "$dir/log" "$dir/munge" "$dir/state"
+# Sockets live below the state folder (munged's, slurmstepd's in the spool, PMIx's in each
+# node's TmpFS), and a socket's path holds at most 107 bytes: slurm.conf reaches the folder
+# through a short link in /tmp, however long DIR is (a checkout's build tree).
+state=$(mktemp -u "/tmp/$tag-state.XXXXXX")
+ln -s "$dir/state" "$state"
 
 names=() addrs=()
 for i in $(seq 1 "$nodes"); do names+=("${tag}$i"); addrs+=("$net.$i"); done
 {
   echo "# The cluster made by ci/cluster/start.sh (source this file)"
-  echo "CLUSTER_DIR=$dir CLUSTER_TAG=$tag CLUSTER_BRIDGE=$tag-br CLUSTER_IF=${tag}0"
+  echo "CLUSTER_DIR=$dir CLUSTER_TAG=$tag CLUSTER_BRIDGE=$tag-br CLUSTER_IF=${tag}0 CLUSTER_STATE=$state"
   echo "CLUSTER_NODES=(${names[*]}) CLUSTER_ADDRS=(${addrs[*]})"
   echo "export SLURM_CONF=$dir/slurm.conf"
 } > "$dir/env.sh"
@@ -78,7 +83,7 @@ done
 # munged: its own key and socket in DIR, nothing of the system's touched.
 dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
 chmod 400 "$dir/munge/munge.key"
-munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
+munged --force --key-file="$dir/munge/munge.key" --socket="$state/munge.socket" \
   --pid-file="$dir/munge/munged.pid" --log-file="$dir/log/munged.log" --seed-file="$dir/munge/seed" ||
   fail "munged did not start (log: $dir/log/munged.log)"
 
@@ -96,11 +101,11 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$dir/munge/munge.socket
-StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/state/slurmd-%n
+AuthInfo=socket=$state/munge.socket
+StateSaveLocation=$state
+SlurmdSpoolDir=$state/slurmd-%n
 # Each node's own temporary folder (PMIx puts its sockets there, named by job and step alone).
-TmpFS=$dir/state/tmp-%n
+TmpFS=$state/tmp-%n
 MailProg=/bin/true
 SlurmctldPidFile=$dir/state/slurmctld.pid
 SlurmdPidFile=$dir/state/slurmd-%n.pid

@@ -28,8 +28,8 @@ if [ "${#pids[@]}" -gt 0 ]; then
 fi
 if [ -f "$dir/munge/munged.pid" ]; then
   munged_pid=$(cat "$dir/munge/munged.pid")
-  # Only the munged that this cluster started: its command line names this cluster's socket.
-  if tr '\0' ' ' < "/proc/$munged_pid/cmdline" 2>/dev/null | grep -qF -- "$dir/munge/munge.socket"; then
+  # Only the munged that this cluster started: its command line names this cluster's pid file.
+  if tr '\0' ' ' < "/proc/$munged_pid/cmdline" 2>/dev/null | grep -qF -- "$dir/munge/munged.pid"; then
     kill -TERM "$munged_pid"
     for _ in $(seq 1 20); do kill -0 "$munged_pid" 2>/dev/null || break; sleep 0.1; done
   fi
@@ -52,5 +52,7 @@ if [ -n "$left" ]; then
   echo "ci/cluster/stop.sh: still there:$left" >&2
   exit 1
 fi
+# The short link to the state folder (start.sh): only the one pointing into this DIR.
+[ -n "${CLUSTER_STATE:-}" ] && [ "$(readlink "$CLUSTER_STATE")" = "$CLUSTER_DIR/state" ] && rm -f "$CLUSTER_STATE"
 [ "$keep" = --keep-logs ] || rm -rf "$dir"
 exit 0
