@@ -1,6 +1,6 @@
 #pragma once
 // A one-shot all-reduce over the GPUs' peer memory (CUDA IPC, over NVLink or PCIe) for the
-// small messages of a tensor-parallel decode step, where NCCL's latency (about 10 us for
+// small messages of a tensor-parallel decode step, where NCCL's latency (8.5 to 9.4 us for
 // 16 KB between two H200s) is the cost, not its bandwidth: one kernel a call, each element
 // stored into every peer's buffer with the call's epoch beside it, no barrier
 // (cuda_peer_all_reduce.cu). The ranks must be one process a GPU on one host, each GPU able
