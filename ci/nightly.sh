@@ -3,11 +3,12 @@
 # runs the same on a developer's machine.
 #
 #   ci/nightly.sh nightly [OUT_DIR]      build, then for every backend this runner has: characterize,
-#                                        run the tier, gate against baselines/<this device> (a FAIL
-#                                        must repeat in a re-run of the FAILed benchmarks), write
-#                                        results-B.json, results-B.md, gate-B.md, gate-junit-B.xml,
-#                                        gate-B.json; add the nights to the history ($ROOFTOP_HISTORY)
-#                                        and check its series for change points (history.txt)
+#                                        run the tier, gate against the rolling baseline (the last
+#                                        accepted nights of this device; a FAIL must repeat in a
+#                                        re-run of the FAILed benchmarks), write results-B.json,
+#                                        results-B.md, gate-B.md, gate-junit-B.xml, gate-B.json; add
+#                                        the nights to the history ($ROOFTOP_HISTORY) and check its
+#                                        series for change points (history.txt)
 #   ci/nightly.sh pr BASE_REF [OUT_DIR]  build BASE_REF and HEAD, run `rooftop ab` between them
 #
 # Backends: cpu always, and cuda (or hip) where `rooftop info --backend cuda` finds a device;
@@ -17,6 +18,14 @@
 # ROOFTOP_NIGHTLY_RUN_ARGS: more `rooftop run` arguments for the night's run and its re-run
 # (e.g. "--suite gemm"); ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS: more `characterize` arguments
 # (e.g. "--quick"). Both split on spaces; the baselines must come from runs with the same.
+#
+# The rolling baseline (docs/ci.md): every night that did not FAIL is added to the accepted
+# history ($ROOFTOP_ACCEPTED_HISTORY, default the history's name with -accepted), and the gate
+# tests each night against the last ROOFTOP_NIGHTLY_NIGHTS (default 10) of them, each
+# benchmark's night-to-night spread learned from its own nights. A FAILed night stays out
+# until it is accepted by hand (`rooftop history add --db ACCEPTED results-B.json`). Until 2
+# nights are accepted (the warm-up) the gate uses baselines/<this device> where one exists,
+# else exits 3. ROOFTOP_NIGHTLY_BASELINE=store gates against baselines/ only, as before.
 #
 # Exit: 0 no regression, 1 a regression, 2 usage, 3 no baseline for this machine (nightly:
 # for one of its backends), 6 UNRESOLVED: no FAIL but no all-clear (a slowdown above tau the
@@ -67,6 +76,11 @@ case "$mode" in
     read -r -a characterize_args <<< "${ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS:-}"
     echo "nightly: gating ${backends[*]} at tier $tier"
     history_db=${ROOFTOP_HISTORY:-${XDG_DATA_HOME:-$HOME/.local/share}/rooftop/history.sqlite}
+    accepted_db=${ROOFTOP_ACCEPTED_HISTORY:-${history_db%.sqlite}-accepted.sqlite}
+    baseline_mode=${ROOFTOP_NIGHTLY_BASELINE:-history}
+    nights=${ROOFTOP_NIGHTLY_NIGHTS:-10}
+    case $baseline_mode in history|store) ;; *) echo "ROOFTOP_NIGHTLY_BASELINE=$baseline_mode: give history or store" >&2; exit 2 ;; esac
+    mkdir -p "$(dirname "$accepted_db")"
     codes=() run_codes=() history_files=()
     for backend in "${backends[@]}"; do
       echo "=== nightly: $backend"
@@ -75,9 +89,16 @@ case "$mode" in
       "$rooftop" run --backend "$backend" --tier "$tier" --benchmark_enable_random_interleaving=true "${run_args[@]}" \
         --out "$out/results-$backend.json" --format md > "$out/results-$backend.md" || status=$?
       run_codes+=("$status")
-      gate_night() {  # gate_night [--confirm RERUN.json]
-        "$rooftop" gate --baseline "$root/baselines" "$out/results-$backend.json" "$@" \
-          --markdown "$out/gate-$backend.md" --junit "$out/gate-junit-$backend.xml" --json "$out/gate-$backend.json"
+      gate_night() {  # gate_night [--confirm RERUN.json]: the rolling baseline, else the stored one
+        local outputs=(--markdown "$out/gate-$backend.md" --junit "$out/gate-junit-$backend.xml" --json "$out/gate-$backend.json")
+        if [ "$baseline_mode" = history ] && [ -f "$accepted_db" ]; then
+          local code=0
+          "$rooftop" gate --history "$accepted_db" --history-runs "$nights" "$out/results-$backend.json" "$@" \
+            "${outputs[@]}" || code=$?
+          [ "$code" -ne 3 ] && return "$code"
+          echo "nightly: $backend: warm-up (fewer than 2 accepted nights in $accepted_db): the stored baseline instead"
+        fi
+        "$rooftop" gate --baseline "$root/baselines" "$out/results-$backend.json" "$@" "${outputs[@]}"
       }
       gate=0
       gate_night || gate=$?
@@ -96,6 +117,14 @@ print("^(" + "|".join(re.escape(n) for n in names) + ")$" if names else "")' "$o
       fi
       codes+=("$gate")
       echo "nightly: $backend: run exit $status, gate exit $gate"
+      # The rolling baseline takes every complete night that did not FAIL.
+      if [ "$baseline_mode" = history ] && [ "$gate" -ne 1 ] && [ "$status" -eq 0 ] && [ -f "$out/results-$backend.json" ]; then
+        "$rooftop" history add "$out/results-$backend.json" --db "$accepted_db" \
+          || echo "nightly: $backend: not added to the rolling baseline $accepted_db" >&2
+      elif [ "$baseline_mode" = history ] && [ "$gate" -eq 1 ]; then
+        echo "nightly: $backend: this night FAILed and stays out of the rolling baseline; if the change is intended," \
+             "accept it: rooftop history add --db $accepted_db $out/results-$backend.json"
+      fi
       [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/gate-$backend.md" ] && cat "$out/gate-$backend.md" >> "$GITHUB_STEP_SUMMARY"
       [ -f "$out/results-$backend.json" ] && history_files+=("$out/results-$backend.json")
     done

@@ -34,7 +34,7 @@ constexpr const char* kExitCodesHelp =
     "  5    collectives, tensor-parallel inference: a rank died or hung past --comm-timeout; the finished\n"
     "       points were kept\n"
     "  6    gate/compare/ab/report: UNRESOLVED, no FAIL but no all-clear: a benchmark's 95% interval lies\n"
-    "       wholly above tau short of the suite's level, a suite-wide shift, or nothing decided\n"
+    "       wholly above tau short of the suite's level, or a suite-wide shift above tau it cannot attribute\n"
     "  130  interrupted (Ctrl-C); the results of the points (ab: pairs) that finished were kept;\n"
     "       tune: nothing written\n"
     "  143, 129  ab: ended by SIGTERM or SIGHUP; its run in flight ended too, no verdicts\n"

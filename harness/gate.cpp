@@ -30,7 +30,11 @@ std::string percent(double x) { return std::isfinite(x) ? fmt::format("{:+.1f}%"
 // One run's samples on each side: their Hodges-Lehmann locations, and the repetitions'
 // noise of each as the within-run part of the model.
 ModelInput repetition_input(Comparison& c) {
-  const auto base = run_location(c.baseline_samples), cur = run_location(c.current_samples);
+  // A run whose samples are all equal shows no tick of its own; both runs' values do.
+  std::vector<double> all(c.baseline_samples);
+  all.insert(all.end(), c.current_samples.begin(), c.current_samples.end());
+  const double tick = timer_tick(all);
+  const auto base = run_location(c.baseline_samples, tick), cur = run_location(c.current_samples, tick);
   c.cv_baseline = summarize(c.baseline_samples).cv;
   c.cv_current = summarize(c.current_samples).cv;
   ModelInput in;

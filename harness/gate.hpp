@@ -51,10 +51,11 @@ struct Comparison {
   int baseline_count = 0, current_count = 0;
   double change = 0;                    // relative change of time: +0.10 = 10% slower
   double change_low = 0, change_high = 0;  // 95% CI of the change, this benchmark alone
-  // The interval at the suite's level (every benchmark's at once: Bonferroni), the one FAIL
-  // and IMPROVED are read from; infinite where no such interval was computed.
+  // The interval at the suite's level: a selected benchmark's at the false coverage rate
+  // alpha (Benjamini-Yekutieli: 1 - R alpha / m for R discoveries of m); infinite where no
+  // such interval was computed.
   double decision_low = -std::numeric_limits<double>::infinity(), decision_high = std::numeric_limits<double>::infinity();
-  double p = 1, p_holm = 1;
+  double p = 1, p_holm = 1;  // p against no change; adjusted across the suite (the gate: BH q)
   double cv_baseline = 0, cv_current = 0;
   double minimum_detectable = std::numeric_limits<double>::infinity();  // relative change
   double tau = 0;
@@ -90,7 +91,7 @@ struct GateReport {
   // How the intervals and p were adjusted, for the printers: each benchmark's 95% and the
   // suite's Bonferroni level for the gate, the
   // looks' spent levels for the sequential `ab`.
-  std::string interval_label = "95% CI", p_label = "p (Bonf.)", correction = "Bonferroni";
+  std::string interval_label = "95% CI", p_label = "q (BH)", correction = "Benjamini-Hochberg";
   bool run_unit = false;  // tested with the run as the unit (harness/run_unit_gate.hpp)
   SuiteShift suite_shift;
   int count(Verdict v) const;

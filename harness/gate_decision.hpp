@@ -2,10 +2,10 @@
 // Verdicts from the noise model (harness/noise_model.hpp), the same rule in every mode.
 //
 // Each benchmark's own change (its shift less the run's shared factor) has a Student-t
-// interval. FAIL when its interval at the suite's level (one-sided alpha / m for each of
-// the m benchmarks tested: Bonferroni, so that the test and the interval are one and the
-// same) lies wholly above tau; IMPROVED alike below -tau; PASS when its own 95% interval
-// lies below tau; else UNRESOLVED, with the change it could resolve. The shared factor is
+// interval and a p against no change. FAIL when that p is a discovery across the suite
+// (Benjamini-Hochberg at alpha) and the estimate lies beyond tau; IMPROVED alike below
+// -tau; PASS when its own 95% interval lies below tau; else UNRESOLVED, with the change
+// that would FAIL. The shared factor is
 // decided on its own (SuiteShift): within the machine's drift between the baseline runs, or
 // beyond it (FAIL: every benchmark slower at once), or unknown (UNRESOLVED).
 #include <cstddef>

@@ -16,9 +16,10 @@ GateExit gate_exit(const GateReport& r) {
   // Nothing in common is not a pass: a baseline of another suite, tier or shapes, or an
   // empty run, compared no benchmark at all.
   else if (e.compared == 0) e.code = kExitUsage;
-  // Never an all-clear over a slowdown the suite's level could not confirm, a suite-wide
-  // shift it cannot attribute, or a run that decided nothing.
-  else if (e.unresolved_above_tau > 0 || e.suite_shift_unresolved || e.nothing_decided) e.code = kExitUnresolved;
+  // Never an all-clear over a slowdown the suite's level could not confirm or a suite-wide
+  // shift it cannot attribute. An UNRESOLVED that may lie below tau is no failure: unchanged
+  // code on a noisy machine must pass.
+  else if (e.unresolved_above_tau > 0 || e.suite_shift_unresolved) e.code = kExitUnresolved;
   else e.code = kExitOk;
   return e;
 }

@@ -15,9 +15,10 @@ struct GateExit {
   bool nothing_decided = false;         // compared, yet not one PASS or IMPROVED
 };
 
-// 1 with a FAIL (a benchmark's, or the suite's shared factor's); else 2 when nothing was compared (every benchmark NEW or MISSING); else 6
-// when no all-clear can be given (an UNRESOLVED above tau, an unattributed suite shift,
-// nothing decided); else 0.
+// 1 with a FAIL (a benchmark's, or the suite's shared factor's); else 2 when nothing was
+// compared (every benchmark NEW or MISSING); else 6 when no all-clear can be given (an
+// UNRESOLVED above tau, an unattributed suite shift); else 0. Nothing decided (no PASS or
+// IMPROVED) is said, and is not exit 6.
 GateExit gate_exit(const GateReport& report);
 
 }  // namespace rooftop

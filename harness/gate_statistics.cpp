@@ -253,4 +253,18 @@ double minimum_detectable_log_shift(double log_sd, int n, int m, double alpha, d
   return z * log_sd * std::sqrt(1.0 / n + 1.0 / m) * std::sqrt(std::numbers::pi / 3.0);
 }
 
+std::vector<double> benjamini_hochberg(std::span<const double> p) {
+  const std::size_t m = p.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::vector<double> q(m, 1.0);
+  double running = 1.0;
+  for (std::size_t r = m; r-- > 0;) {
+    running = std::min(running, p[order[r]] * static_cast<double>(m) / static_cast<double>(r + 1));
+    q[order[r]] = std::min(running, 1.0);
+  }
+  return q;
+}
+
 }  // namespace rooftop

@@ -41,6 +41,10 @@ Interval walsh_ci(std::span<const double> d, double level = 0.95);
 // Holm's step-down adjustment: adjusted p-values in the input order (family-wise error).
 std::vector<double> holm_adjust(std::span<const double> p);
 
+// Benjamini-Hochberg adjusted p-values (the smallest false discovery rate at which each is
+// a discovery), in the input order.
+std::vector<double> benjamini_hochberg(std::span<const double> p);
+
 // Standard normal quantile.
 double normal_quantile(double p);
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "harness/gate_statistics.hpp"
 #include "harness/statistics.hpp"
 
 namespace rooftop {
@@ -81,20 +82,6 @@ void test_series(SeriesCheck& c, const HistoryCheckOptions& o) {
 }
 
 }  // namespace
-
-std::vector<double> benjamini_hochberg(std::span<const double> p) {
-  const std::size_t m = p.size();
-  std::vector<std::size_t> order(m);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
-  std::vector<double> q(m, 1.0);
-  double running = 1.0;
-  for (std::size_t r = m; r-- > 0;) {
-    running = std::min(running, p[order[r]] * static_cast<double>(m) / static_cast<double>(r + 1));
-    q[order[r]] = std::min(running, 1.0);
-  }
-  return q;
-}
 
 HistoryCheck check_history(std::span<const HistorySeries> history, const HistoryCheckOptions& o) {
   HistoryCheck out;

@@ -47,8 +47,4 @@ struct HistoryCheck {
 
 HistoryCheck check_history(std::span<const HistorySeries> history, const HistoryCheckOptions& options = {});
 
-// Benjamini-Hochberg adjusted p-values (the smallest false discovery rate at which each is
-// a discovery), in the input order.
-std::vector<double> benjamini_hochberg(std::span<const double> p);
-
 }  // namespace rooftop

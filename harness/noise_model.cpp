@@ -14,18 +14,19 @@
 namespace rooftop {
 namespace {
 
-// The bulk's scale is read at the 90th percentile of the benchmarks' squared standardised
-// changes, not their median: a loaded run slows a random tenth to a third of a suite's
-// benchmarks, which moves a median little and the 90th percentile much, while a real
-// regression of fewer than a tenth of them moves neither.
-// A suite of fewer than 20 benchmarks has no 90th percentile worth the name: its median
-// (the chi-square's 0.454936) stands in, robust to a change of up to half of them.
-struct BulkQuantile {
-  double p, chi_square;  // the quantile, and a chi-square of 1 df's at it
-};
-BulkQuantile bulk_quantile(std::size_t benchmarks) {
-  return benchmarks >= 20 ? BulkQuantile{0.9, 2.705543} : BulkQuantile{0.5, 0.454936};
-}
+// The bulk's scale is read at the median of the benchmarks' squared standardised changes
+// (a chi-square of 1 df's median: 0.454936), then again without those beyond
+// kOutlierRatio: a high-breakdown estimate (50%, the median's) that the changes themselves
+// do not move. A third of a suite regressing moves a plain median to the 75th percentile of
+// the unchanged ones; a 90th percentile, to the regressions.
+constexpr double kChiSquareMedian = 0.454936;
+// A squared standardised change beyond 16 (4 sd) is no part of the bulk: one in 15,000 of a
+// normal bulk's, one in 50 of a Student t's of 3 df.
+constexpr double kOutlierRatio = 16;
+// The tails' likelihood slack with baseline runs (chosen by the calibration, docs/gate.md):
+// the heaviest Student t within half a log unit of the best fit. With one baseline run the
+// best fit itself, at most 10 df.
+constexpr double kTailSlackRuns = 0.5;
 constexpr double kMadToSd = 1.4826;
 
 // Tukey's median polish of the baseline runs (benchmarks x runs, aligned at the newest run,
@@ -85,56 +86,124 @@ void mean_levels(std::span<const ModelInput> inputs, int runs, const std::vector
   }
 }
 
-// The common variance t2 of the benchmarks' own run-to-run drift with one baseline run:
-// own[b]^2 / (2 t2 + within[b]) is chi-square(1) for the unchanged benchmarks, so t2 is
-// where the bulk's quantile of those ratios is the chi-square's.
-double drift_across_benchmarks(std::span<const double> own, std::span<const double> within) {
-  const auto bulk = bulk_quantile(own.size());
-  // The benchmark at the median has an own change of exactly 0 by construction (the factor
-  // is its shift): it says nothing of the spread, and one zero is left out.
-  std::vector<std::size_t> informative;
-  bool median_dropped = false;
-  for (std::size_t b = 0; b < own.size(); ++b) {
-    if (own[b] == 0 && !median_dropped) {
-      median_dropped = true;
-      continue;
-    }
-    informative.push_back(b);
+// The centre of a suite's shifts that a minority moving one way cannot pull: the median of
+// the values within 4 robust sds of the densest half's midpoint (the shorth: Rousseeuw's
+// least median of squares location, 50% breakdown). A plain median leans toward a third
+// of a suite that regressed; the shorth alone is a poor estimator (n^-1/3), the median of
+// the values it keeps a good one.
+double robust_centre(std::span<const double> values) {
+  std::vector<double> x(values.begin(), values.end());
+  std::sort(x.begin(), x.end());
+  const std::size_t n = x.size(), h = n / 2 + 1;
+  if (n < 3) return median(x);
+  std::size_t best = 0;
+  for (std::size_t i = 1; i + h <= n; ++i) {
+    const double width = x[i + h - 1] - x[i], best_width = x[best + h - 1] - x[best];
+    // Among equally short halves, the one nearest the middle.
+    const auto off = [&](std::size_t j) { return std::fabs(double(j) - double(n - h) / 2); };
+    if (width < best_width || (width == best_width && off(i) < off(best))) best = i;
   }
-  if (informative.empty()) return 0;
+  const double mid = 0.5 * (x[best] + x[best + h - 1]);
+  // The shortest half of a normal sample spans 1.349 sd.
+  const double sd = (x[best + h - 1] - x[best]) / 1.349;
+  std::vector<double> kept;
+  for (double v : x)
+    if (std::fabs(v - mid) <= 4 * sd) kept.push_back(v);
+  return kept.empty() ? mid : median(kept);
+}
+
+// The t2 at which the median of ratio(b, t2) over `members` is a chi-square's median;
+// `ratio` falls as t2 grows.
+template <typename Ratio>
+double solve_bulk(const std::vector<std::size_t>& members, Ratio ratio) {
   auto bulk_ratio = [&](double t2) {
     std::vector<double> ratios;
-    for (std::size_t b : informative) ratios.push_back(own[b] * own[b] / std::max(2 * t2 + within[b], 1e-300));
-    return quantile(ratios, bulk.p);
+    for (std::size_t b : members) ratios.push_back(ratio(b, t2));
+    return median(ratios);
   };
-  if (bulk_ratio(0) <= bulk.chi_square) return 0;
+  if (members.empty() || bulk_ratio(0) <= kChiSquareMedian) return 0;
   double lo = 0, hi = 1e-6;
-  while (bulk_ratio(hi) > bulk.chi_square && hi < 1e4) hi *= 4;
+  while (bulk_ratio(hi) > kChiSquareMedian && hi < 1e4) hi *= 4;
   for (int i = 0; i < 100; ++i) {
     const double mid = 0.5 * (lo + hi);
-    (bulk_ratio(mid) > bulk.chi_square ? lo : hi) = mid;
+    (bulk_ratio(mid) > kChiSquareMedian ? lo : hi) = mid;
   }
   return hi;
 }
 
-// The heaviest-tailed Student t the standardised residuals z look like: the ratio of their
-// 95th percentile (of |z|) to their robust scale, against the same ratio of t's of
-// decreasing df (normal: 1). Heterogeneous drifts that a pooled variance misses look the
-// same way, and get the same protection.
-double tail_df(std::span<const double> z) {
-  if (z.size() < 20) return std::numeric_limits<double>::infinity();
+// The common variance t2 of the benchmarks' own run-to-run drift with one baseline run:
+// own[b]^2 / (2 t2 + within[b]) is chi-square(1) for the unchanged benchmarks, so t2 is
+// where their median is the chi-square's; found twice, the second time without the
+// benchmarks the first fit calls outliers (the changed ones). `bulk` gets the members.
+double drift_across_benchmarks(std::span<const double> own, std::span<const double> within,
+                               std::vector<std::size_t>& bulk) {
+  // The benchmark at the centre can have an own change of exactly 0 by construction (the
+  // factor is its shift): it says nothing of the spread, and one zero is left out.
+  std::vector<std::size_t> informative;
+  bool centre_dropped = false;
+  for (std::size_t b = 0; b < own.size(); ++b) {
+    if (own[b] == 0 && !centre_dropped) {
+      centre_dropped = true;
+      continue;
+    }
+    informative.push_back(b);
+  }
+  const auto ratio = [&](std::size_t b, double t2) { return own[b] * own[b] / std::max(2 * t2 + within[b], 1e-300); };
+  double t2 = solve_bulk(informative, ratio);
+  bulk = informative;
+  for (int pass = 0; pass < 3; ++pass) {
+    std::vector<std::size_t> kept;
+    for (std::size_t b : informative)
+      if (ratio(b, t2) <= kOutlierRatio) kept.push_back(b);
+    if (kept.size() == bulk.size() || kept.size() * 2 < informative.size()) break;
+    bulk = kept;
+    t2 = solve_bulk(bulk, ratio);
+  }
+  return t2;
+}
+
+// The Student t that the standardised residuals z look like, its df fitted by maximum
+// likelihood (the scale free) over a grid from 3 to normal, and then the heaviest df whose
+// likelihood lies within 2 log units of the best (a likelihood interval's conservative
+// end, near 95%): a ratio of percentiles of a few dozen values told normal noise from a
+// Student t of 3 df too rarely, and a t of 3 df makes a test that finds nothing. Benchmarks
+// that drift several times more than the rest look the same way and get the same
+// protection.
+double tail_df(std::span<const double> z, double slack) {
+  // Under 20 residuals (a suite of a few benchmarks) the tails cannot be seen: assume them
+  // heavy, as a machine's shared jumps make them.
+  if (z.size() < 20) return 4;
+  constexpr double kCandidates[] = {std::numeric_limits<double>::infinity(), 60, 30, 20, 15, 10, 8, 6, 5, 4, 3};
+  const auto log_likelihood = [&](double df, double log_scale) {
+    const double scale = std::exp(log_scale);
+    double sum = 0;
+    for (double x : z) {
+      const double u = x / scale;
+      sum += std::isinf(df) ? -0.5 * u * u : -0.5 * (df + 1) * std::log1p(u * u / df);
+    }
+    const double norm = std::isinf(df) ? -0.5 * std::log(2 * std::numbers::pi)
+                                       : std::lgamma((df + 1) / 2) - std::lgamma(df / 2) - 0.5 * std::log(df * std::numbers::pi);
+    return sum + static_cast<double>(z.size()) * (norm - log_scale);
+  };
   std::vector<double> magnitude;
   for (double x : z) magnitude.push_back(std::fabs(x));
-  const double scale = median(magnitude);
-  if (!(scale > 0)) return std::numeric_limits<double>::infinity();
-  const double observed = quantile(magnitude, 0.95) / scale;
-  // Two steps heavier than the ratio says: a 95th percentile of a few dozen values is itself
-  // uncertain, and too light a tail is what makes false alarms.
-  constexpr double kCandidates[] = {60, 30, 20, 15, 10, 8, 6, 5, 4, 3};
-  std::size_t i = 0;
-  for (; i < std::size(kCandidates); ++i)
-    if (observed <= student_t_quantile(0.975, kCandidates[i]) / student_t_quantile(0.75, kCandidates[i])) break;
-  return i == 0 ? std::numeric_limits<double>::infinity() : kCandidates[std::min(i + 1, std::size(kCandidates) - 1)];
+  const double centre = std::log(std::max(median(magnitude), 1e-300));
+  if (!std::isfinite(centre) || median(magnitude) <= 0) return std::numeric_limits<double>::infinity();
+  std::vector<double> best;
+  for (double df : kCandidates) {
+    double a = centre - 3, b = centre + 3;  // golden section on the log scale
+    for (int i = 0; i < 60 && b - a > 1e-6; ++i) {
+      const double c = b - 0.618034 * (b - a), d = a + 0.618034 * (b - a);
+      if (log_likelihood(df, c) > log_likelihood(df, d)) b = d;
+      else a = c;
+    }
+    best.push_back(log_likelihood(df, 0.5 * (a + b)));
+  }
+  const double top = *std::max_element(best.begin(), best.end());
+  std::size_t heaviest = 0;
+  for (std::size_t i = 0; i < best.size(); ++i)
+    if (best[i] >= top - slack) heaviest = i;
+  return kCandidates[heaviest];
 }
 
 // Two or more baseline runs: each benchmark's residuals about its level and the runs'
@@ -169,14 +238,30 @@ void fit_drift_from_runs(std::span<const ModelInput> inputs, int runs, const std
   std::vector<double> moderated(n), z;
   for (std::size_t b = 0; b < n; ++b) {
     moderated[b] = std::max(dfs[b] > 0 ? moderated_variance(prior, variances[b], dfs[b]) : prior.variance, 1e-300);
-    // Residuals about the level scaled to unit variance ((k - 1) / k of the runs' own).
-    const double k = static_cast<double>(residuals[b].size());
-    // The prior's variance, not the benchmark's own: a benchmark's own variance would
-    // hide the tails (and the drifts unlike the rest) that its next run can show.
-    if (dfs[b] > 0)
-      for (double e : residuals[b]) z.push_back(e / std::sqrt(std::max(prior.variance, 1e-300) * (k - 1) / k));
+    const auto& e = residuals[b];
+    const std::size_t k = e.size();
+    if (k >= 3) {
+      // Each run against the others, as the next run will be: its distance from their mean
+      // in units of the moderated variance they give (a leave-one-out predictive residual,
+      // a Student t of d0 + k - 2 df where the model holds). Tails beyond the model's show;
+      // drifts unlike the rest do not, the shrinkage already has them.
+      for (std::size_t j = 0; j < k; ++j) {
+        double sum = 0, ss = 0;
+        for (std::size_t i = 0; i < k; ++i)
+          if (i != j) sum += e[i];
+        const double centre = sum / static_cast<double>(k - 1);
+        for (std::size_t i = 0; i < k; ++i)
+          if (i != j) ss += (e[i] - centre) * (e[i] - centre);
+        const double others = std::max(moderated_variance(prior, ss / static_cast<double>(k - 2), static_cast<double>(k - 2)),
+                                       1e-300);
+        z.push_back((e[j] - centre) / std::sqrt(others * (1 + 1.0 / static_cast<double>(k - 1))));
+      }
+    } else if (k == 2) {
+      // Two runs leave none to predict from: both against the prior's variance.
+      for (double x : e) z.push_back(x / std::sqrt(std::max(prior.variance, 1e-300) / 2));
+    }
   }
-  const double tails = tail_df(z);
+  const double tails = tail_df(z, kTailSlackRuns);
   for (std::size_t b = 0; b < n; ++b) {
     auto& fit = model.benchmarks[b];
     const double var = moderated[b];
@@ -201,10 +286,12 @@ void fit_drift_from_one_run(std::span<const ModelInput> inputs, const std::vecto
     // with at most 10 df, fewer where the suite's own changes have heavier tails (or
     // benchmarks that drift several times more than the typical one); under 20 benchmarks
     // n - 3 df at most, for a median of a handful of ratios is itself uncertain.
-    drift = drift_across_benchmarks(own, within);
+    std::vector<std::size_t> bulk;
+    drift = drift_across_benchmarks(own, within, bulk);
+    // The tails are the bulk's: the changed benchmarks are what the test is for.
     std::vector<double> z;
-    for (std::size_t b = 0; b < n; ++b) z.push_back(own[b] / std::sqrt(std::max(2 * drift + within[b], 1e-300)));
-    df = n >= kMinBenchmarksForDriftAcross ? std::min(10.0, tail_df(z))
+    for (std::size_t b : bulk) z.push_back(own[b] / std::sqrt(std::max(2 * drift + within[b], 1e-300)));
+    df = n >= kMinBenchmarksForDriftAcross ? std::min(10.0, tail_df(z, 0))
                                            : std::clamp(static_cast<double>(n) - 3, 2.0, 10.0);
   } else {
     drift = drift_prior_sd * drift_prior_sd;
@@ -218,7 +305,17 @@ void fit_drift_from_one_run(std::span<const ModelInput> inputs, const std::vecto
 
 }  // namespace
 
-RunLocation run_location(std::span<const double> seconds) {
+double timer_tick(std::span<const double> seconds) {
+  std::vector<double> sorted(seconds.begin(), seconds.end());
+  std::sort(sorted.begin(), sorted.end());
+  const auto distinct = static_cast<std::size_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
+  if (distinct == seconds.size() || distinct < 2) return 0;
+  double tick = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 1; i < distinct; ++i) tick = std::min(tick, sorted[i] - sorted[i - 1]);
+  return tick;
+}
+
+RunLocation run_location(std::span<const double> seconds, double known_tick) {
   RunLocation r;
   if (seconds.empty()) return r;
   std::vector<double> logs;
@@ -236,8 +333,9 @@ RunLocation run_location(std::span<const double> seconds) {
   if (distinct < seconds.size()) {
     double tick = distinct > 1 ? std::numeric_limits<double>::infinity() : 0;
     for (std::size_t i = 1; i < distinct; ++i) tick = std::min(tick, sorted[i] - sorted[i - 1]);
-    // All samples equal: the tick is unknown but no finer than the value's last 1% step.
-    if (distinct == 1) tick = 0.01 * sorted[0];
+    // All samples equal: the tick the benchmark's other values show, else no finer than
+    // the value's last 1% step.
+    if (distinct == 1) tick = known_tick > 0 ? known_tick : 0.01 * sorted[0];
     const double relative = tick / std::exp(centre);
     r.floor = relative * relative / 12;
   }
@@ -260,7 +358,7 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
   std::vector<double> shift(n), own(n);
   for (std::size_t b = 0; b < n; ++b) shift[b] = inputs[b].current - level[b];
   model.suite.estimated = factors;
-  model.suite.shift = factors ? median(shift) : 0;
+  model.suite.shift = factors ? robust_centre(shift) : 0;
   for (std::size_t b = 0; b < n; ++b) own[b] = shift[b] - model.suite.shift;
   if (runs >= 2) model.suite.run_spread = sample_stddev(factor);
 
@@ -268,13 +366,17 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
   else fit_drift_from_one_run(inputs, own, factors, drift_prior_sd, model);
   if (factors && runs >= 2) {
     // The empirical null (Efron 2004): the unchanged majority's own changes should look like
-    // the model's noise. A run the baseline's calm runs never showed (a machine loaded for
-    // part of the run: benchmarks 2x to 10x apart) spreads them wider; the bulk's robust
-    // scale (bulk_quantile) then widens every benchmark's variance, never narrows it.
+    // the model's noise. A run noisier throughout than the baseline's calm runs spreads them
+    // wider; the bulk's robust scale (the median of the ratios, the changed benchmarks beyond
+    // kOutlierRatio left out) then widens every benchmark's variance, never narrows it. A
+    // load that slows part of a suite a lot looks like a regression of that part in one run:
+    // the nightly's re-run (`gate --confirm`) tells them apart.
     std::vector<double> z;
-    for (std::size_t b = 0; b < n; ++b) z.push_back(own[b] * own[b] / model.benchmarks[b].variance);
-    const auto bulk = bulk_quantile(n);
-    model.run_overdispersion = std::max(1.0, quantile(z, bulk.p) / bulk.chi_square);
+    for (std::size_t b = 0; b < n; ++b) {
+      const double ratio = own[b] * own[b] / model.benchmarks[b].variance;
+      if (ratio <= kOutlierRatio) z.push_back(ratio);
+    }
+    if (z.size() * 2 >= n) model.run_overdispersion = std::max(1.0, median(z) / kChiSquareMedian);
     for (auto& f : model.benchmarks) f.variance *= model.run_overdispersion;
   }
   if (factors) {
@@ -284,7 +386,12 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
     model.suite.variance = std::numbers::pi / 2 * median(v) / static_cast<double>(n);
     for (auto& f : model.benchmarks) f.variance += model.suite.variance;
   }
-  for (std::size_t b = 0; b < n; ++b) model.benchmarks[b].own = own[b];
+  std::size_t outliers = 0;
+  for (std::size_t b = 0; b < n; ++b) {
+    model.benchmarks[b].own = own[b];
+    outliers += own[b] * own[b] > kOutlierRatio * model.benchmarks[b].variance;
+  }
+  model.outlier_share = static_cast<double>(outliers) / static_cast<double>(n);
   return model;
 }
 

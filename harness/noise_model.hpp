@@ -6,11 +6,12 @@
 //
 // run[r]: the run's factor, shared by every benchmark of the run (the machine that day),
 // estimated robustly across benchmarks (medians: Tukey's median polish over the baseline
-// runs, the median shift for the current run). drift[b, r]: the benchmark's own change
-// from run to run, its variance estimated per benchmark and shrunk toward the suite's
-// (Smyth 2004) where there are runs to estimate it from, or, with a single baseline run,
-// estimated across the benchmarks from the current comparison itself (a median of
-// chi-square ratios: robust to the minority that really changed). within[b, r]: the
+// runs; for the current run the median of the shifts near their densest half, which a third
+// of a suite regressing cannot move). drift[b, r]: the benchmark's own change from run to
+// run, its variance estimated per benchmark and shrunk toward the suite's (Smyth 2004)
+// where there are runs to estimate it from, or, with a single baseline run, estimated
+// across the benchmarks from the current comparison itself (a median of chi-square ratios,
+// refitted without the changed benchmarks: 50% breakdown). within[b, r]: the
 // repetitions' noise around the run's location, known from the samples (robust scale),
 // floored at the timer's resolution. Heavy tails go into Student-t degrees of freedom.
 //
@@ -53,11 +54,15 @@ struct NoiseModel {
   // How much wider than the baseline runs' noise the current run's unchanged bulk spreads
   // (>= 1; the variances were multiplied by it).
   double run_overdispersion = 1;
+  // The share of benchmarks whose own change lies beyond 4 of the model's sds: the
+  // changed ones (a loaded run slows a random third of a suite).
+  double outlier_share = 0;
 };
 
 inline constexpr std::size_t kMinBenchmarksForRunFactor = 5;
-// With one baseline run, the benchmarks' own drift is read at the 90th percentile across
-// them from 20 on; from 5 to 19 at the median, with n - 3 df.
+// With one baseline run, the benchmarks' own drift is read at the median across them (the
+// changed ones left out); from 20 benchmarks on, its df from the bulk's tails (at most 10),
+// from 5 to 19 n - 3.
 inline constexpr std::size_t kMinBenchmarksForDriftAcross = 20;
 
 // `runs`: the baseline's run count (each input holds up to that many locations).
@@ -71,6 +76,13 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
 struct RunLocation {
   double location = 0, variance = 0, floor = 0;
 };
-RunLocation run_location(std::span<const double> seconds);
+// `tick`: the timer's tick as all of the benchmark's values show it (timer_tick), for a run
+// whose samples are all equal and so show none; 0 where none is known (1% of the value is
+// then assumed).
+RunLocation run_location(std::span<const double> seconds, double tick = 0);
+
+// A quantised timer's tick: the smallest gap between distinct values, where some value
+// repeats; 0 where none does (a continuous timer).
+double timer_tick(std::span<const double> seconds);
 
 }  // namespace rooftop

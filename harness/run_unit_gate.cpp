@@ -18,6 +18,8 @@ namespace {
 
 
 
+constexpr int kMinRunRepetitions = 3;
+
 std::string family_of(const std::string& name) { return name.substr(0, name.find('/')); }
 
 // The spread of the baseline runs' log-medians, for the table's CV column.
@@ -51,33 +53,72 @@ RunUnitBaseline history_baseline(const std::vector<HistorySeries>& history, cons
   return b;
 }
 
-VariancePrior fit_variance_prior(std::span<const double> variances, std::span<const double> dfs) {
-  // Smyth's moments of log s^2: E = log s0^2 + digamma(d/2) - log(d/2), and the spread of
-  // e = log s^2 - digamma(d/2) + log(d/2) beyond trigamma(d/2) is trigamma(d0/2).
-  // A zero variance (identical medians) has no logarithm: floored as limma floors it.
-  const double floor = std::max(1e-5 * (variances.empty() ? 0.0 : median(variances)), 1e-300);
-  std::vector<double> e;
-  double sampling = 0;
-  for (std::size_t i = 0; i < variances.size(); ++i) {
-    const double half = dfs[i] / 2;
-    e.push_back(std::log(std::max(variances[i], floor)) - digamma(half) + std::log(half));
-    sampling += trigamma(half);
+namespace {
+
+// The part of the log density of s2 = s0^2 F(d, d0) (d0 infinite: s0^2 chi-square(d) / d)
+// that depends on log s0^2, and the rest.
+double log_density_s0(double s2, double d, double d0, double log_s0) {
+  const double x = s2 / std::exp(log_s0), h = d / 2;
+  if (std::isinf(d0)) return h * (std::log(x) - x);
+  return h * std::log(x) - (h + d0 / 2) * std::log1p(d * x / d0);
+}
+double log_density_rest(double s2, double d, double d0) {
+  const double h = d / 2;
+  if (std::isinf(d0)) return h * std::log(h) - std::lgamma(h) - std::log(s2);
+  const double h0 = d0 / 2;
+  return std::lgamma(h + h0) - std::lgamma(h) - std::lgamma(h0) + h * std::log(d / d0) - std::log(s2);
+}
+
+// The likelihood of the prior (d0, s0^2), s0^2 at its best for this d0 (golden section on
+// log s0^2 within the variances' range).
+double profile_likelihood(std::span<const double> v, std::span<const double> dfs, double d0, double lo, double hi,
+                          double& best_log_s0) {
+  const auto total = [&](double log_s0) {
+    double sum = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) sum += log_density_s0(v[i], dfs[i], d0, log_s0);
+    return sum;
+  };
+  constexpr double kGolden = 0.6180339887498949;
+  double a = lo, b = hi;
+  for (int i = 0; i < 60 && b - a > 1e-6; ++i) {
+    const double c = b - kGolden * (b - a), d = a + kGolden * (b - a);
+    if (total(c) > total(d)) b = d;
+    else a = c;
   }
+  best_log_s0 = 0.5 * (a + b);
+  double rest = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) rest += log_density_rest(v[i], dfs[i], d0);
+  return total(best_log_s0) + rest;
+}
+
+}  // namespace
+
+VariancePrior fit_variance_prior(std::span<const double> variances, std::span<const double> dfs) {
+  // Smyth's model (each s2 = s0^2 F(d, d0)) fitted by maximum likelihood: the moments of
+  // log s^2 that Smyth 2004 matches are dominated at 1 or 2 df by the few variances near
+  // zero (log chi-square has a long left tail), which made d0 small, and every test a
+  // Student t of few df, for benchmarks that drift alike.
+  // A zero variance (identical medians) has no logarithm: floored as limma floors it.
   VariancePrior prior;
-  if (e.empty()) return prior;
+  if (variances.empty()) return prior;
   // One benchmark has nothing to be pooled with: its own variance on its own df.
-  if (e.size() == 1) return {0, variances[0]};
-  const double centre = mean(e);
-  const auto n = static_cast<double>(e.size());
-  double spread = 0;
-  for (double x : e) spread += (x - centre) * (x - centre);
-  spread = n > 1 ? spread / (n - 1) - sampling / n : -1;
-  if (spread > 0) {
-    prior.df = 2 * trigamma_inverse(spread);
-    prior.variance = std::exp(centre + digamma(prior.df / 2) - std::log(prior.df / 2));
-  } else {
-    prior.df = std::numeric_limits<double>::infinity();
-    prior.variance = std::exp(centre);
+  if (variances.size() == 1) return {0, variances[0]};
+  const double floor = std::max(1e-5 * median(variances), 1e-300);
+  std::vector<double> v;
+  for (double x : variances) v.push_back(std::max(x, floor));
+  const double lo = std::log(*std::min_element(v.begin(), v.end())) - 1,
+               hi = std::log(*std::max_element(v.begin(), v.end())) + 1;
+  double best = -std::numeric_limits<double>::infinity();
+  // d0 on a log grid from 0.5 to 2000, and infinite (the variances differ by sampling alone).
+  std::vector<double> grid{std::numeric_limits<double>::infinity()};
+  for (double d0 = 0.5; d0 <= 2000; d0 *= 1.25) grid.push_back(d0);
+  for (double d0 : grid) {
+    double log_s0 = 0;
+    const double l = profile_likelihood(v, dfs, d0, lo, hi, log_s0);
+    if (l > best) {
+      best = l;
+      prior = {d0, std::exp(log_s0)};
+    }
   }
   return prior;
 }
@@ -94,7 +135,7 @@ GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& 
   report.current_origin = current_origin;
   report.config = config;
   report.interval_label = "95% CI, runs";
-  report.correction = fmt::format("Bonferroni, {} baseline runs as the unit", baseline.runs);
+  report.correction = fmt::format("Benjamini-Hochberg, {} baseline runs as the unit", baseline.runs);
   report.run_unit = true;
   auto unmatched = baseline.medians_s;
   std::vector<std::size_t> tested;
@@ -113,14 +154,22 @@ GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& 
         if (c.baseline_count < 2) {
           c.reason = "in only one baseline run: its spread between runs is unknown; add runs to the baseline "
                      "(`rooftop baseline update --append`)";
-        } else if (c.current_count < config.min_repetitions) {
-          c.reason = fmt::format("{} repetitions: at least {} are needed", c.current_count, config.min_repetitions);
+        } else if (c.current_count < std::min(config.min_repetitions, kMinRunRepetitions)) {
+          // The run's median is the unit here, one draw like each baseline night's: 3
+          // repetitions make a median (the quick tiers on a GPU take 5).
+          c.reason = fmt::format("{} repetitions: at least {} are needed", c.current_count,
+                                 std::min(config.min_repetitions, kMinRunRepetitions));
         } else {
           // Run medians on both sides: a run's location is its median here, as the stored runs' are.
           ModelInput in;
           for (double m : c.baseline_samples) in.baseline.push_back(std::log(m));
           in.current = std::log(median(c.current_samples));
-          in.floor = run_location(c.current_samples).floor;
+          // A run's median varies at least as its repetitions say: the current run's own
+          // spread (and the timer's tick) floor the benchmark's run-to-run variance.
+          std::vector<double> all(c.current_samples);
+          all.insert(all.end(), c.baseline_samples.begin(), c.baseline_samples.end());
+          const auto location = run_location(c.current_samples, timer_tick(all));
+          in.floor = std::max(location.floor, location.variance);
           c.cv_baseline = std::sqrt(sample_variance_of_logs(c.baseline_samples));
           c.cv_current = summarize(c.current_samples).cv;
           inputs.push_back(std::move(in));

@@ -69,9 +69,6 @@ GateBanner gate_banner(const GateReport& r) {
     unresolved.push_back(fmt::format("the whole suite moved {} [{}, {}]{}{}", pct(s.change), pct(s.change_low),
                                      pct(s.change_high), s.reason.empty() ? "" : ": ", s.reason));
   }
-  if (e.nothing_decided)
-    unresolved.push_back(fmt::format("nothing decided: {} UNRESOLVED, none PASS or IMPROVED at this noise",
-                                     plural(e.compared, "benchmark", "benchmarks")));
   if (e.code == kExitFailure) {
     b.level = "red";
     b.headline = e.failures ? fmt::format("FAIL: {}", plural(e.failures, "regression", "regressions"))
@@ -87,6 +84,10 @@ GateBanner gate_banner(const GateReport& r) {
   } else {
     b.level = "green";
     b.headline = "no regression";
+    // Green, yet say it: at this noise nothing was shown to be within tau either.
+    if (e.nothing_decided)
+      b.headline += fmt::format(" found; nothing decided: {} UNRESOLVED below tau at this noise",
+                                plural(e.compared, "benchmark", "benchmarks"));
   }
   return b;
 }

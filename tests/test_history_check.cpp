@@ -9,6 +9,7 @@
 #include <set>
 
 #include "harness/history_check.hpp"
+#include "harness/gate_statistics.hpp"
 
 using namespace rooftop;
 

@@ -159,7 +159,7 @@ TEST_CASE("run unit: A/A suites under drift rarely FAIL, and a large slowdown FA
   CHECK(all_slow.count(Verdict::fail) <= 2);
 }
 
-TEST_CASE("run unit: a 2x speed-up is IMPROVED, one benchmark keeps its own variance, identical medians test nothing",
+TEST_CASE("run unit: a 2x speed-up is IMPROVED, one benchmark keeps its own variance, identical medians take the tick",
           "[gate][run-unit]") {
   RunUnitBaseline base{"b", 5, {}};
   base.medians_s[name_of(0)] = {1e-3, 1.01e-3, 0.99e-3, 1.02e-3, 0.98e-3};
@@ -172,16 +172,23 @@ TEST_CASE("run unit: a 2x speed-up is IMPROVED, one benchmark keeps its own vari
   const auto own = fit_variance_prior(std::vector<double>{variance}, std::vector<double>{4});
   CHECK(moderated_variance(own, variance, 4) == Approx(variance));
 
+  // Identical baseline medians have no spread, but the current run's repetitions floor it:
+  // twice as slow FAILs.
   base.medians_s[name_of(1)] = {1e-3, 1e-3, 1e-3};
   cur.results = {point(shape_of(1), 2e-3)};
   const auto same = gate_against_runs(base, cur, GateConfig{}, "c");
-  CHECK(named(same, name_of(1)).verdict == Verdict::unresolved);
-  CHECK(named(same, name_of(1)).reason.find("identical") != std::string::npos);
-  CHECK_FALSE(named(same, name_of(1)).tested);
-  // Untested, yet twice as slow: never an all-clear (the review's case: a PASS beside it
-  // once made the gate exit 0).
-  CHECK(named(same, name_of(1)).unresolved_above_tau());
-  CHECK(gate_exit(same).code == kExitUnresolved);
+  CHECK(named(same, name_of(1)).tested);
+  CHECK(named(same, name_of(1)).verdict == Verdict::fail);
+  // Identical medians and a run of identical samples: the only tick they show is the gap
+  // between the two sides, so the change cannot be told from one tick: UNRESOLVED, never a
+  // PASS (the review's case: a PASS beside it once made the gate exit 0).
+  cur.results = {point(shape_of(1), 2e-3)};
+  for (auto& s : cur.results[0].samples) s.seconds_per_iteration = 2e-3;
+  base.medians_s[name_of(1)] = {2e-3 / 1.9, 2e-3 / 1.9, 2e-3 / 1.9};
+  const auto flat = gate_against_runs(base, cur, GateConfig{}, "c");
+  INFO(named(flat, name_of(1)).reason);
+  CHECK(named(flat, name_of(1)).verdict == Verdict::unresolved);
+  CHECK(named(flat, name_of(1)).reason.find("noise") != std::string::npos);
 }
 
 TEST_CASE("run unit: one baseline run, a broken point, NEW and MISSING", "[gate][run-unit]") {
@@ -190,7 +197,7 @@ TEST_CASE("run unit: one baseline run, a broken point, NEW and MISSING", "[gate]
   base.medians_s[name_of(1)] = {1e-3, 1.02e-3, 0.99e-3};  // a point that will fail its check
   base.medians_s[name_of(2)] = {1e-3, 1.01e-3, 0.98e-3};  // gone from the run
   RunResults cur;
-  cur.results = {point(shape_of(0), 1e-3), point(shape_of(1), 1e-3), point(shape_of(3), 1e-3), point(shape_of(4), 1e-3, 3)};
+  cur.results = {point(shape_of(0), 1e-3), point(shape_of(1), 1e-3), point(shape_of(3), 1e-3), point(shape_of(4), 1e-3, 2)};
   cur.results[1].status = Status::failed;
   cur.results[1].reason = "C[0,0] = 7, reference 8";
   base.medians_s[name_of(4)] = {1e-3, 1.01e-3, 0.98e-3};  // measured with too few repetitions
@@ -202,16 +209,17 @@ TEST_CASE("run unit: one baseline run, a broken point, NEW and MISSING", "[gate]
   CHECK(named(r, name_of(2)).verdict == Verdict::missing);
   CHECK(named(r, name_of(3)).verdict == Verdict::added);
   CHECK(named(r, name_of(4)).verdict == Verdict::unresolved);
-  CHECK(named(r, name_of(4)).reason.find("at least 7") != std::string::npos);
+  CHECK(named(r, name_of(4)).reason.find("at least 3") != std::string::npos);
 }
 
 TEST_CASE("a re-run confirms a FAIL or clears it, never a broken point", "[gate][run-unit]") {
   RunUnitBaseline base{"b", 6, {}};
-  for (int b = 0; b < 3; ++b) base.medians_s[name_of(b)] = {1e-3, 1.01e-3, 0.99e-3, 1.02e-3, 0.985e-3, 1.005e-3};
+  // A fourth benchmark unchanged: a small suite whose every benchmark FAILs is its shift.
+  for (int b = 0; b < 4; ++b) base.medians_s[name_of(b)] = {1e-3, 1.01e-3, 0.99e-3, 1.02e-3, 0.985e-3, 1.005e-3};
   RunResults first, again, partial;
-  first.results = {point(shape_of(0), 2e-3), point(shape_of(1), 2e-3), point(shape_of(2), 1e-3)};
+  first.results = {point(shape_of(0), 2e-3), point(shape_of(1), 2e-3), point(shape_of(2), 1e-3), point(shape_of(3), 1e-3)};
   first.results[2].status = Status::error;
-  again.results = {point(shape_of(0), 2e-3), point(shape_of(1), 1e-3), point(shape_of(2), 1e-3)};
+  again.results = {point(shape_of(0), 2e-3), point(shape_of(1), 1e-3), point(shape_of(2), 1e-3), point(shape_of(3), 1e-3)};
   partial.results = {point(shape_of(0), 1e-3)};
   auto r = gate_against_runs(base, first, GateConfig{}, "first.json");
   REQUIRE(r.count(Verdict::fail) == 3);
@@ -223,7 +231,7 @@ TEST_CASE("a re-run confirms a FAIL or clears it, never a broken point", "[gate]
 
   // A re-run that skipped a point, or could not test it, clears nothing.
   RunResults skipped;
-  skipped.results = {point(shape_of(0), 1e-3), point(shape_of(1), 1e-3, 3)};  // too few repetitions to test
+  skipped.results = {point(shape_of(0), 1e-3), point(shape_of(1), 1e-3, 2)};  // too few repetitions to test
   skipped.results[0].status = Status::skipped;
   auto kept = gate_against_runs(base, first, GateConfig{}, "first.json");
   confirm_failures(kept, {gate_against_runs(base, skipped, GateConfig{}, "skipped.json")});

@@ -25,6 +25,14 @@ struct NoiseShape {
   // > 0: this share of runs is loaded (another job on the cores): in such a run, a third of
   // the benchmarks, at random, are 1.5x to 4x slower (seen on the 2-core VM during builds).
   double loaded_runs = 0;
+  // > 0: each benchmark's run lands in a second, slower state this often (bimodal clocks)...
+  double slow_state = 0;
+  double slow_state_size = 0.04;  // ...this much slower (log)
+  // > 0: benchmarks in groups of 8 share a factor per run of this sd (correlated groups).
+  double group_factor = 0;
+  // The baseline runs share this extra factor (log): made in another machine state.
+  double baseline_offset = 0;
+  int benchmarks = 0;  // > 0: the suite's size in this shape (a small suite)
 };
 
 // The shapes the issue names, and a quiet machine.
@@ -35,23 +43,29 @@ struct Scenario {
   int benchmarks = 48;
   int repetitions = 10;
   int baseline_runs = 1;
-  double slowdown = 0;         // of one benchmark (the first) in the current run
+  double slowdown = 0;         // of `slowed` benchmarks (the first ones) in the current run
+  int slowed = 1;
   double suite_slowdown = 0;   // of every benchmark in the current run
 };
 
 struct Tally {
   int gates = 0;
   int benchmark_tests = 0, benchmark_fails = 0;  // FAIL verdicts of unchanged benchmarks
+  int benchmark_unresolved = 0;                  // UNRESOLVED verdicts of unchanged benchmarks
   int suite_fails = 0;       // gates that would exit 1
   int suite_fails_confirmed = 0;  // the same after `--confirm` with a re-run (a FAIL must repeat)
   int suite_unresolved = 0;  // gates that would exit 6
-  int caught = 0;            // gates where the slowed benchmark FAILs (or, for a suite slowdown, exit != 0)
+  int caught = 0;            // slowed benchmarks that FAIL (or, for a suite slowdown, gates with exit != 0)
+  int slowed = 0;            // slowed benchmarks in all (a suite slowdown: gates)
+  int gates_failed = 0;      // gates that exit 1 with a slowdown in them (the night FAILs)
   int green_over_slowdown = 0;  // gates that exit 0 while a benchmark's 95% interval lies wholly above tau
   double benchmark_fail_rate() const { return benchmark_tests ? double(benchmark_fails) / benchmark_tests : 0; }
+  double benchmark_unresolved_rate() const { return benchmark_tests ? double(benchmark_unresolved) / benchmark_tests : 0; }
+  double gates_failed_rate() const { return gates ? double(gates_failed) / gates : 0; }
   double suite_fail_rate() const { return gates ? double(suite_fails) / gates : 0; }
   double confirmed_fail_rate() const { return gates ? double(suite_fails_confirmed) / gates : 0; }
   double unresolved_rate() const { return gates ? double(suite_unresolved) / gates : 0; }
-  double caught_rate() const { return gates ? double(caught) / gates : 0; }
+  double caught_rate() const { return slowed ? double(caught) / slowed : 0; }
 };
 
 // `gates` independent gates of the scenario, seeded.
