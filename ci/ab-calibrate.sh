@@ -5,6 +5,8 @@
 # each decision took and the time a pair took, for docs/PERFORMANCE.md.
 #
 #   ci/ab-calibrate.sh ROOFTOP OUT_DIR [TIER] [RUNS] [BUDGET] [SLOWDOWN] [SUITE]
+# AB_REPETITIONS: repetitions a run (default 3, as the before-merge flow); AB_SLOW_MATCH: slow
+# only the points whose names this pattern matches (a regression of some benchmarks).
 set -euo pipefail
 rooftop=$(realpath "${1:?usage: ci/ab-calibrate.sh ROOFTOP OUT_DIR [TIER] [RUNS] [BUDGET] [SLOWDOWN] [SUITE]}")
 out=${2:?usage: ci/ab-calibrate.sh ROOFTOP OUT_DIR [TIER] [RUNS] [BUDGET] [SLOWDOWN] [SUITE]}
@@ -12,18 +14,19 @@ tier=${3:-smoke}
 runs=${4:-2}
 budget=${5:-10m}
 slowdown=${6:-0.10}
-suite=${7:-gemm}
+read -r -a suites <<< "${7:-gemm}"  # SUITE: one or more, spaces between
 mkdir -p "$out"
 out=$(realpath "$out")
 slow="$out/slow-rooftop"
-printf '#!/bin/sh\nROOFTOP_INJECT_SLOWDOWN=%s exec %s "$@"\n' "$slowdown" "$rooftop" > "$slow"
+printf '#!/bin/sh\nROOFTOP_INJECT_SLOWDOWN=%s ROOFTOP_INJECT_SLOWDOWN_MATCH='"'"'%s'"'"' exec %s "$@"\n' "$slowdown" \
+  "${AB_SLOW_MATCH:-}" "$rooftop" > "$slow"
 chmod +x "$slow"
 for i in $(seq 1 "$runs"); do
   for kind in aa ab; do
     b=$rooftop
     [ "$kind" = ab ] && b=$slow
     "$rooftop" ab --a "$rooftop" --b "$b" --budget "$budget" --dir "$out/$kind$i-runs" --json "$out/$kind$i.json" \
-      -- --suite "$suite" --backend cpu --tier "$tier" --repetitions 10 --min-time 0.05 > "$out/$kind$i.txt" 2> "$out/$kind$i.log" || { rc=$?; [ $rc -eq 1 ] || [ $rc -eq 6 ]; }  # FAIL, UNRESOLVED
+      -- --suite "${suites[@]}" --backend cpu --tier "$tier" --repetitions "${AB_REPETITIONS:-3}" --min-time 0.05 > "$out/$kind$i.txt" 2> "$out/$kind$i.log" || { rc=$?; [ $rc -eq 1 ] || [ $rc -eq 6 ]; }  # FAIL, UNRESOLVED
   done
 done
 python3 - "$out" "$runs" "$slowdown" "$budget" "$tier" <<'PY'

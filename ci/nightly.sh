@@ -156,7 +156,7 @@ print("^(" + "|".join(re.escape(n) for n in names) + ")$" if names else "")' "$o
     export ROOFTOP_HOME=${ROOFTOP_HOME:-$out/home}
     "$root/build-head/cli/rooftop" ab --a "$base_rooftop" --b "$root/build-head/cli/rooftop" \
       --budget "${ROOFTOP_AB_BUDGET:-10m}" --dir "$out/runs" --markdown "$out/ab.md" --junit "$out/ab-junit.xml" \
-      -- --backend cpu --tier smoke --repetitions 10 --min-time 0.05
+      -- --backend cpu --tier smoke --repetitions 3 --min-time 0.05
     ;;
   *)
     echo "usage: ci/nightly.sh nightly [OUT_DIR] | ci/nightly.sh pr BASE_REF [OUT_DIR]" >&2

@@ -300,10 +300,13 @@ void add_ab_command(CLI::App& app, int& exit_code) {
         break;
       }
       const int k = ab.pairs();
-      // The plan's pairs are fixed before the first look (pair 3): with a budget, those that
-      // fit it at the length of pair 2, the first that only times.
+      // The plan's pairs are fixed before the first look (pair 3): with a budget, twice those
+      // that fit it at the length of pair 2, the first that only times. Pairs shorten as
+      // benchmarks are decided (only the undecided run, with the panel); the budget stops
+      // the comparison anyway, and stopping before the plan's last look keeps its errors.
       if (k == 2 && budget_s > 0)
-        ab.set_max_pairs(std::min(2 * max_blocks, 2 + static_cast<int>((budget_s - elapsed()) / std::max(last_pair_s, 1e-3))));
+        ab.set_max_pairs(
+            std::min(2 * max_blocks, 2 + 2 * static_cast<int>((budget_s - elapsed()) / std::max(last_pair_s, 1e-3))));
       auto args = k == 0 ? *run_args : narrowed(*run_args, ab.to_run());
       if (k > 0 && time_only) args.push_back("--skip-check");
       // A B, then B A: a drift over a pair counts against each build in turn.

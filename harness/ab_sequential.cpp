@@ -44,14 +44,14 @@ Comparison fail_of_broken(const std::string& name, const std::string& family, co
   return c;
 }
 
-struct Bounds {
-  double low, high;
-};
-// FAIL, IMPROVED, PASS from an interval of a log change, or nothing while it straddles.
-std::optional<Verdict> verdict_of(Bounds b, double tau) {
-  if (b.low > std::log1p(tau)) return Verdict::fail;
-  if (b.high < std::log1p(-std::min(tau, 0.999))) return Verdict::improved;
-  if (b.low > std::log1p(-std::min(tau, 0.999)) && b.high < std::log1p(tau)) return Verdict::pass;
+// FAIL where the interval at the plan's level excludes no change and the estimate lies
+// beyond tau (IMPROVED alike below -tau); PASS where the interval at the PASS side's level
+// lies within +-tau; nothing while neither holds (another pair).
+std::optional<Verdict> verdict_of(double centre, LogInterval decision, LogInterval pass, double tau) {
+  const double up = std::log1p(tau), down = std::log1p(-std::min(tau, 0.999));
+  if (decision.low > 0 && centre > up) return Verdict::fail;
+  if (decision.high < 0 && centre < down) return Verdict::improved;
+  if (pass.low > down && pass.high < up) return Verdict::pass;
   return std::nullopt;
 }
 }  // namespace
@@ -161,11 +161,14 @@ void SequentialAb::ensure_plan() {
   planned_ = true;
   plan_.max_pairs = max_pairs_;
   plan_.questions = std::max(1, plan_.benchmarks + (uses_common_factor() ? 1 : 0));
-  if (max_pairs_ >= AbPlan::kFirstLook)
+  if (max_pairs_ >= AbPlan::kFirstLook) {
     plan_.boundary = cached_boundary(plan_.alpha / plan_.questions, AbPlan::kFirstLook, max_pairs_, kSpendingPower);
-  else
+    plan_.pass_boundary = cached_boundary(AbPlan::kPassAlpha, AbPlan::kFirstLook, max_pairs_, kSpendingPower);
+  } else {
     plan_.boundary = SequentialBoundary{plan_.alpha / plan_.questions, AbPlan::kFirstLook, AbPlan::kFirstLook - 1,
                                         kSpendingPower, {}};
+    plan_.pass_boundary = plan_.boundary;
+  }
 }
 
 std::vector<double> SequentialAb::residuals(const Series& s) const {
@@ -204,8 +207,15 @@ std::map<std::string, SequentialAb::Estimate> SequentialAb::estimates() const {
   const ScalePrior prior = fit_scale_prior(variances, dfs);
   std::map<std::string, Estimate> out;
   for (const auto& [name, rl] : robust) {
+    // Shrinkage pulls a quiet series' variance up and a noisy one's down; the pull down is
+    // what a spread of scales unlike the prior's (lognormal, as on the VM) gets wrong, and it
+    // made false FAILs 2.3 times alpha. A series noisier than its moderated variance keeps
+    // its own, on its own df (a plain t).
     const double v = moderated_variance(prior, rl.variance, rl.n - 1);
-    out[name] = Estimate{rl.centre, std::sqrt(v / rl.n), prior.df + rl.n - 1, rl.n};
+    if (rl.variance > v)
+      out[name] = Estimate{rl.centre, std::sqrt(rl.variance / rl.n), static_cast<double>(rl.n - 1), rl.n};
+    else
+      out[name] = Estimate{rl.centre, std::sqrt(v / rl.n), prior.df + rl.n - 1, rl.n};
   }
   return out;
 }
@@ -218,6 +228,15 @@ std::optional<SequentialAb::Estimate> SequentialAb::suite_estimate() const {
   if (factors.size() < 2) return std::nullopt;
   const auto rl = winsorized_location(factors, sample_stddev(factors));
   return Estimate{rl.centre, std::sqrt(rl.variance / rl.n), static_cast<double>(rl.n - 1), rl.n};
+}
+
+LogInterval SequentialAb::bounds_at(const Series& s, const Estimate& e, double nominal) const {
+  if (!uses_common_factor()) {
+    const Interval ci = walsh_ci(residuals(s), 1 - 2 * nominal);
+    return {ci.low, ci.high};
+  }
+  const double q = student_t_quantile(1 - nominal, e.df);
+  return {e.centre - q * e.se, e.centre + q * e.se};
 }
 
 Comparison SequentialAb::measured(const std::string& name, const Series& s, const Estimate& e) const {
@@ -253,15 +272,11 @@ Comparison SequentialAb::measured(const std::string& name, const Series& s, cons
   }
   if (plan_.has_look(look)) {
     const double nominal = plan_.boundary.nominal(look);
-    const double q = student_t_quantile(1 - nominal, e.df);
-    c.decision_low = std::expm1(e.centre - q * e.se);
-    c.decision_high = std::expm1(e.centre + q * e.se);
-    if (!uses_common_factor()) {
-      const Interval ci = walsh_ci(residuals(s), 1 - 2 * nominal);
-      c.decision_low = std::expm1(ci.low);
-      c.decision_high = std::expm1(ci.high);
-    }
-    c.minimum_detectable = std::expm1((std::log1p(c.decision_high) - std::log1p(c.decision_low)) / 2);
+    const LogInterval b = bounds_at(s, e, nominal);
+    c.decision_low = std::expm1(b.low);
+    c.decision_high = std::expm1(b.high);
+    // The smallest change that FAILs at this noise: beyond tau, and beyond the interval's half-width.
+    c.minimum_detectable = std::expm1(std::max(std::log1p(c.tau), (b.high - b.low) / 2));
     // Below alpha exactly where the look's interval excludes 0.
     c.p_holm = std::min(1.0, c.p * plan_.alpha / (2 * nominal));
   }
@@ -283,8 +298,9 @@ void SequentialAb::look() {
     s.scale = it->second.se * std::sqrt(it->second.n);
     if (s.decided || it->second.n < AbPlan::kFirstLook) continue;
     Comparison c = measured(name, s, it->second);
-    const auto v = verdict_of({std::log1p(c.decision_low), std::log1p(c.decision_high)}, c.tau);
-    if (!v) continue;  // straddles the band: another pair
+    const LogInterval pass = bounds_at(s, it->second, plan_.pass_boundary.nominal(std::min(pairs_, plan_.pass_boundary.last)));
+    const auto v = verdict_of(std::log1p(c.change), {std::log1p(c.decision_low), std::log1p(c.decision_high)}, pass, c.tau);
+    if (!v) continue;  // neither: another pair
     const std::string why =
         fmt::format("after {} pairs its interval at the plan's level (alpha {} over {} questions and {} pairs) is [{}, {}]",
                     it->second.n, plan_.alpha, plan_.questions, plan_.max_pairs, percent(c.decision_low),
@@ -292,11 +308,15 @@ void SequentialAb::look() {
     const std::string own = total_text(it->second);
     c.verdict = *v;
     if (*v == Verdict::fail)
-      c.reason = fmt::format("slower by {}{}: {}, above the {:.0f}% threshold", percent(c.change), own, why, 100 * c.tau);
+      c.reason = fmt::format("slower by {}{}, beyond the {:.0f}% threshold: a real change, {}, clear of 0",
+                             percent(c.change), own, 100 * c.tau, why);
     else if (*v == Verdict::improved)
-      c.reason = fmt::format("faster by {}{}: {}, below -{:.0f}%", percent(-c.change), own, why, 100 * c.tau);
+      c.reason = fmt::format("faster by {}{}, beyond -{:.0f}%: a real change, {}, clear of 0", percent(-c.change), own,
+                             100 * c.tau, why);
     else
-      c.reason = fmt::format("within +-{:.0f}%{}: {}", 100 * c.tau, own, why);
+      c.reason = fmt::format("within +-{:.0f}%{}: after {} pairs its interval at the PASS side's level (5% a benchmark, "
+                             "spent over the looks) is [{}, {}]", 100 * c.tau, own, it->second.n,
+                             log_percent(pass.low), log_percent(pass.high));
     s.decided = c;
   }
   if (!suite_decided_) {
@@ -338,12 +358,14 @@ SuiteShift SequentialAb::suite_shift() const {
     return shift;
   }
   const double q = student_t_quantile(1 - plan_.boundary.nominal(look), e->df);
-  const Bounds b{e->centre - q * e->se, e->centre + q * e->se};
+  const LogInterval b{e->centre - q * e->se, e->centre + q * e->se};
+  const double q_pass = student_t_quantile(1 - plan_.pass_boundary.nominal(look), e->df);
+  const LogInterval pass{e->centre - q_pass * e->se, e->centre + q_pass * e->se};
   const std::string why = fmt::format("the mean of {} pairs' common factors (the drift within a pair cancels over the "
                                       "alternating order; sd {} a pair) is {}, interval at the plan's level [{}, {}]",
                                       e->n, log_percent(shift.run_spread).substr(1), percent(shift.change),
                                       log_percent(b.low), log_percent(b.high));
-  const auto v = verdict_of(b, tau);
+  const auto v = verdict_of(e->centre, b, pass, tau);
   shift.verdict = v.value_or(Verdict::unresolved);
   if (!v)
     shift.reason = fmt::format("B against A over the whole suite: {}; it straddles +-{:.0f}%, more pairs narrow it", why,

@@ -14,11 +14,13 @@
 //
 // The error guarantee: each question (every benchmark, and the suite's shift) gets
 // alpha / q of the false-alarm rate, q the number of questions, spent over the looks by a
-// group-sequential boundary (harness/sequential_boundary.hpp); the interval read at each
-// look is two-sided at that level. A false FAIL needs the interval of a benchmark whose
-// true change is at most tau to lie wholly above tau at some look, so over every look and
-// benchmark its chance is at most alpha (a union bound over the questions); the same holds
-// for a false PASS and a false IMPROVED. Stopping at a decision keeps it.
+// group-sequential boundary (harness/sequential_boundary.hpp). FAIL needs the interval at
+// that level to exclude no change and the estimate to lie beyond tau, so a benchmark that
+// did not change FAILs at most alpha / q of the time over every look (at most alpha over
+// the comparison, a union bound); one that changed by exactly +tau FAILs about half the
+// time. PASS needs the interval at the PASS side's level (kPassAlpha, a benchmark's own,
+// spent over the looks alike) within +-tau: a true change of +tau PASSes at most kPassAlpha
+// of the time. Stopping at a decision keeps it.
 #include <map>
 #include <optional>
 #include <string>
@@ -29,13 +31,21 @@
 
 namespace rooftop {
 
+struct LogInterval {  // of a log change
+  double low, high;
+};
+
 struct AbPlan {
   double alpha = 0.01;    // over the whole comparison, each side
   int benchmarks = 0;     // compared: measured by both builds in the first pair
   int questions = 1;      // the benchmarks, and the suite's shift where it is estimated
   int max_pairs = 0;      // N
   static constexpr int kFirstLook = 3;
-  SequentialBoundary boundary;  // one-sided, alpha / questions over looks 3..N
+  // The PASS side's error, a benchmark's own: a true change of +tau PASSes at most this
+  // often, over all the looks.
+  static constexpr double kPassAlpha = 0.05;
+  SequentialBoundary boundary;       // one-sided, alpha / questions over looks 3..N: FAIL and IMPROVED
+  SequentialBoundary pass_boundary;  // one-sided, kPassAlpha over looks 3..N: PASS
   bool has_look(int pairs) const { return boundary.has_look(pairs); }
 };
 
@@ -81,6 +91,8 @@ class SequentialAb {
     int n = 0;
   };
   bool uses_common_factor() const { return plan_.benchmarks >= kMinForCommonFactor; }
+  // The two-sided interval of a series' own change at a look's one-sided nominal level.
+  LogInterval bounds_at(const Series& s, const Estimate& e, double nominal) const;
   std::vector<double> residuals(const Series& s) const;
   std::map<std::string, Estimate> estimates() const;
   std::optional<Estimate> suite_estimate() const;

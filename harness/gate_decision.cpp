@@ -52,6 +52,8 @@ class Quantiles {
   struct At {
     double q95, alone, selected;
   };
+  double alone() const { return alone_; }
+  double selected() const { return selected_; }
   At operator()(double df) {
     auto it = cache_.find(df);
     if (it == cache_.end())  // upper quantiles as minus the lower ones: 1 - level rounds to 1 for tiny levels
@@ -68,7 +70,9 @@ class Quantiles {
 // Two-sided p of a benchmark's own change against no change at all.
 double p_against_zero(const ModelFit& fit) {
   const double se = std::sqrt(fit.variance);
-  return se > 1e-9 ? std::min(1.0, 2 * upper_tail(std::fabs(fit.own) / se, fit.df)) : 1.0;
+  if (!(se > 1e-9)) return 1.0;
+  if (!fit.mix_variance.empty()) return std::min(1.0, 2 * noise_upper_tail(fit, std::fabs(fit.own)));
+  return std::min(1.0, 2 * upper_tail(std::fabs(fit.own) / se, fit.df));
 }
 
 // One benchmark's verdict. `q`: its p against no change, adjusted across the suite
@@ -85,7 +89,11 @@ void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& mode
                            "promoted twice?)", runs);
     return;
   }
-  const auto at = quantiles(fit.df);
+  // A mixture's quantiles are its own (in units of its sd); a Student t's are shared by df.
+  const auto at = fit.mix_variance.empty()
+                      ? quantiles(fit.df)
+                      : Quantiles::At{noise_quantile(fit, 0.975) / se, noise_quantile(fit, 1 - quantiles.alone() / 2) / se,
+                                      noise_quantile(fit, 1 - quantiles.selected() / 2) / se};
   c.change = std::expm1(fit.own);
   c.change_low = std::expm1(fit.own - at.q95 * se);
   c.change_high = std::expm1(fit.own + at.q95 * se);
@@ -99,15 +107,19 @@ void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& mode
   // The smallest slowdown that FAILs even as the suite's only discovery.
   c.minimum_detectable = std::expm1(std::max(tau, at.alone * se));
   c.tested = true;
+  const std::string noise_shape =
+      fit.mix_variance.empty() ? fmt::format("{:.0f} df", fit.df)
+      : std::isinf(fit.df)     ? std::string("its posterior over the suite's variances")
+                               : fmt::format("its posterior over the suite's variances, tails of {:.0f} df", fit.df);
   const std::string shared =
       model.suite.estimated && std::fabs(model.suite.shift) >= 0.0005
           ? fmt::format(", the suite's shared {} taken out", percent(std::expm1(model.suite.shift)))
           : "";
   const std::string stats =
       fmt::format("own change {} [{}, {}]{}; p {:.2g}, q {:.2g} (Benjamini-Hochberg over {} benchmarks, {} "
-                  "discover{}); noise {:.1f}% from {} ({:.0f} df)",
+                  "discover{}); noise {:.1f}% from {} ({})",
                   percent(c.change), percent(c.change_low), percent(c.change_high), shared, c.p, q, tests, discoveries,
-                  discoveries == 1 ? "y" : "ies", 100 * se, spread_phrase(model, runs), fit.df);
+                  discoveries == 1 ? "y" : "ies", 100 * se, spread_phrase(model, runs), noise_shape);
   const std::string clocks = c.clock_differs ? fmt::format("; clock {:.0f} MHz vs baseline {:.0f} MHz", c.clock_current,
                                                            c.clock_baseline)
                                              : "";

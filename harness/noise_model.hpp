@@ -35,9 +35,16 @@ struct ModelInput {
 
 struct ModelFit {
   double own = 0;        // the benchmark's change less the run's factor (log)
-  double variance = 0;   // of `own`
-  double df = 0;         // of its Student-t
+  double variance = 0;   // of `own` (the mixture's mean, where there is one)
+  double df = 0;         // of its Student-t (each component's, where there is a mixture)
+  // With baseline runs: the benchmark's run-to-run variance as a posterior over a grid (the
+  // suite's distribution of variances, estimated nonparametrically): the variances of `own`
+  // under each grid point and their weights. Empty: one Student t of `variance`.
+  std::vector<double> mix_variance, mix_weight;
 };
+// P(noise > x) for the noise of `own` under the fit, and its p-quantile.
+double noise_upper_tail(const ModelFit& fit, double x);
+double noise_quantile(const ModelFit& fit, double p);
 
 struct SuiteFactor {
   bool estimated = false;  // enough benchmarks (kMinBenchmarksForRunFactor) to tell it apart

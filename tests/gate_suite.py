@@ -29,7 +29,7 @@ if reference:
     ab = subprocess.run([rooftop, "ab", "--a", reference, "--b", rooftop, *limit,
                          "--dir", os.path.join(out, f"ab-{suite}-{backend}"),
                          "--markdown", os.path.join(out, f"ab-{suite}-{backend}.md"),
-                         "--", "--suite", suite, "--backend", backend, "--tier", "smoke", "--repetitions", "10", "--min-time", "0.05"],
+                         "--", "--suite", suite, "--backend", backend, "--tier", "smoke", "--repetitions", "3", "--min-time", "0.05"],
                         text=True)
     sys.exit(ab.returncode)
 show = subprocess.run([rooftop, "baseline", "show", "--suite", suite, "--backend", backend, "--baselines", store],
