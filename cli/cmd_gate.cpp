@@ -162,6 +162,12 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
                                      "the same device and tier", r, meta.fingerprint, meta.tier, *results,
                                      run.meta.fingerprint, run.meta.tier));
     }
+    // The machine's thresholds (gate.json beside its baselines) hold for the history too: the
+    // nightly's rolling baseline is the same machine's.
+    const auto machine_config = machine_gate_config(*baseline, run);
+    if (outputs->config.empty() && exists_in_store(machine_config))
+      fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
+    const auto config = config_of(*outputs, machine_config);
     if (!history->empty()) {
       const fs::path db = *history == "default" ? default_history_path() : fs::path(*history);
       if (!fs::exists(db))
@@ -175,18 +181,14 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
         exit_code = kExitNoBaseline;
         return;
       }
-      auto verdicts = gate_against_runs(base, run, config_of(*outputs), *results);
+      auto verdicts = gate_against_runs(base, run, config, *results);
       std::vector<GateReport> confirmations;
       for (std::size_t i = 0; i < reruns->size(); ++i)
-        confirmations.push_back(gate_against_runs(base, rerun_runs[i], config_of(*outputs), (*reruns)[i]));
+        confirmations.push_back(gate_against_runs(base, rerun_runs[i], config, (*reruns)[i]));
       confirm_failures(verdicts, confirmations);
       exit_code = report(verdicts, *outputs);
       return;
     }
-    const auto machine_config = machine_gate_config(*baseline, run);
-    if (outputs->config.empty() && exists_in_store(machine_config))
-      fmt::print(stderr, "rooftop: gate config {}\n", machine_config.string());
-    const auto config = config_of(*outputs, machine_config);
     auto verdicts = gate_against_baseline(*baseline, run, config, *results, gate_unit_named(*unit));
     if (!verdicts) {
       fmt::print(stderr, "rooftop: no baseline for device {} in {}; make one with:\n  {}\n", run.meta.fingerprint,

@@ -27,9 +27,8 @@ struct FixtureCheck {
 };
 
 // transformers' prompt through one of our decoders (batch 1, made by `make`): the last
-// position's logits against transformers' (which make_fixtures.py computed from rotary
-// frequencies rounded to bf16: that alone moves them 0.04, 1.2% of the largest, inside the
-// bf16 bound), then transformers' greedy tokens fed one by one (teacher forcing), our argmax
+// position's logits against transformers' (computed in fp32 from the saved bf16 weights),
+// then transformers' greedy tokens fed one by one (teacher forcing), our argmax
 // against its next token wherever our top-2 gap is wider than twice the bound (a near tie
 // may go either way in another precision).
 inline FixtureCheck check_against_transformers(const DecoderWeights& weights, const nlohmann::json& expected,

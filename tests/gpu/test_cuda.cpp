@@ -776,7 +776,7 @@ TEST_CASE("inference: the CUDA decoder gives transformers' logits and greedy tok
     INFO(fmt::format("{}: worst |logit - transformers'| {:.4g}, bound {:.4g}; {} of {} decided tokens differ", name, c.worst,
                      c.allowed, c.tokens_differ, c.tokens_compared));
     CHECK(c.worst <= c.allowed);
-    CHECK(c.tokens_compared >= 8);
+    CHECK(c.tokens_compared >= std::max<int>(4, static_cast<int>(expected["greedy_tokens"].size()) / 3));
     CHECK(c.tokens_differ == 0);
     for (const auto& [what, broken] : inference::without_each_feature(weights)) {
       const auto f = inference::check_against_transformers(broken, expected, make);
