@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   }
   const rooftop::GateConfig config;
   fmt::print("{}", rooftop::calibration::calibration_table(gates, config, seed, argc > 3 ? argv[3] : ""));
-  fmt::print("\n{} gates a cell, 48 benchmarks, 10 repetitions, alpha {} (family-wise), tau {:.0f}%; seed {}.\n", gates,
+  fmt::print("\n{} gates a cell, 48 benchmarks (3 where the shape says), 10 repetitions, alpha {} (false discovery "
+             "rate), tau {:.0f}%; seed {}.\n", gates,
              config.alpha, 100 * config.tau_kernel, seed);
   return 0;
 }
