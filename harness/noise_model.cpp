@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "harness/gate_statistics.hpp"
-#include "harness/run_unit_gate.hpp"
+#include "harness/variance_grid.hpp"
 #include "harness/special_functions.hpp"
 #include "harness/statistics.hpp"
 
@@ -205,66 +205,6 @@ double tail_df(std::span<const double> z, double slack) {
   for (std::size_t i = 0; i < best.size(); ++i)
     if (best[i] >= top - slack) heaviest = i;
   return kCandidates[heaviest];
-}
-
-// The suite's distribution of true run-to-run variances, estimated nonparametrically
-// (Kiefer and Wolfowitz's maximum likelihood over all distributions, on a log grid, by EM):
-// a GPU's kernels spread 2,500-fold (0.07% to 3.5% from night to night on an H200), in
-// clusters that no one scaled inverse chi-square fits (it fitted 1.5 prior df there, and
-// every test was a Student t of 3 df). Each benchmark's posterior over the grid then says
-// how quiet it is from its own few runs and from how many others look like it.
-struct VarianceGrid {
-  std::vector<double> variance, weight;
-};
-
-// The log likelihood of a sample variance s2 on df degrees of freedom under a true
-// variance v, up to a term of s2 and df alone.
-double log_likelihood_of_variance(double s2, double df, double v) { return -0.5 * df * (std::log(v) + s2 / v); }
-
-VarianceGrid fit_variance_grid(std::span<const double> s2, std::span<const double> dfs, double floor) {
-  VarianceGrid g;
-  double lo = std::numeric_limits<double>::infinity(), hi = 0;
-  for (double v : s2) {
-    if (v > 0) lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  lo = std::max({std::isfinite(lo) ? lo / 10 : hi / 1e4, floor, 1e-14});
-  hi = std::max(hi * 10, lo * 10);
-  constexpr int kPoints = 40;
-  for (int i = 0; i < kPoints; ++i) {
-    g.variance.push_back(lo * std::pow(hi / lo, i / double(kPoints - 1)));
-    g.weight.push_back(1.0 / kPoints);
-  }
-  std::vector<std::vector<double>> like(s2.size(), std::vector<double>(kPoints));
-  for (std::size_t b = 0; b < s2.size(); ++b) {
-    double top = -std::numeric_limits<double>::infinity();
-    for (int i = 0; i < kPoints; ++i)
-      top = std::max(top, like[b][i] = log_likelihood_of_variance(std::max(s2[b], floor), dfs[b], g.variance[i]));
-    for (auto& l : like[b]) l = std::exp(l - top);
-  }
-  std::vector<double> next(kPoints);
-  for (int iteration = 0; iteration < 150; ++iteration) {
-    std::fill(next.begin(), next.end(), 0.0);
-    for (const auto& l : like) {
-      double total = 0;
-      for (int i = 0; i < kPoints; ++i) total += g.weight[i] * l[i];
-      for (int i = 0; i < kPoints; ++i) next[i] += g.weight[i] * l[i] / total;
-    }
-    for (int i = 0; i < kPoints; ++i) g.weight[i] = next[i] / static_cast<double>(like.size());
-  }
-  return g;
-}
-
-// A benchmark's posterior weights over the grid, from its own sample variance.
-std::vector<double> posterior_weights(const VarianceGrid& g, double s2, double df, double floor) {
-  std::vector<double> w(g.variance.size());
-  double top = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < w.size(); ++i)
-    top = std::max(top, w[i] = log_likelihood_of_variance(std::max(s2, floor), df, g.variance[i]));
-  double total = 0;
-  for (std::size_t i = 0; i < w.size(); ++i) total += w[i] = g.weight[i] * std::exp(w[i] - top);
-  for (auto& x : w) x /= total;
-  return w;
 }
 
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }

@@ -5,18 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 #include "harness/gate_decision.hpp"
 #include "harness/gate_statistics.hpp"
 #include "harness/noise_model.hpp"
-#include "harness/special_functions.hpp"
 #include "harness/statistics.hpp"
 
 namespace rooftop {
 namespace {
-
-
 
 constexpr int kMinRunRepetitions = 3;
 
@@ -51,81 +47,6 @@ RunUnitBaseline history_baseline(const std::vector<HistorySeries>& history, cons
   b.runs = 0;
   for (const auto& [name, medians] : b.medians_s) b.runs = std::max(b.runs, static_cast<int>(medians.size()));
   return b;
-}
-
-namespace {
-
-// The part of the log density of s2 = s0^2 F(d, d0) (d0 infinite: s0^2 chi-square(d) / d)
-// that depends on log s0^2, and the rest.
-double log_density_s0(double s2, double d, double d0, double log_s0) {
-  const double x = s2 / std::exp(log_s0), h = d / 2;
-  if (std::isinf(d0)) return h * (std::log(x) - x);
-  return h * std::log(x) - (h + d0 / 2) * std::log1p(d * x / d0);
-}
-double log_density_rest(double s2, double d, double d0) {
-  const double h = d / 2;
-  if (std::isinf(d0)) return h * std::log(h) - std::lgamma(h) - std::log(s2);
-  const double h0 = d0 / 2;
-  return std::lgamma(h + h0) - std::lgamma(h) - std::lgamma(h0) + h * std::log(d / d0) - std::log(s2);
-}
-
-// The likelihood of the prior (d0, s0^2), s0^2 at its best for this d0 (golden section on
-// log s0^2 within the variances' range).
-double profile_likelihood(std::span<const double> v, std::span<const double> dfs, double d0, double lo, double hi,
-                          double& best_log_s0) {
-  const auto total = [&](double log_s0) {
-    double sum = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) sum += log_density_s0(v[i], dfs[i], d0, log_s0);
-    return sum;
-  };
-  constexpr double kGolden = 0.6180339887498949;
-  double a = lo, b = hi;
-  for (int i = 0; i < 60 && b - a > 1e-6; ++i) {
-    const double c = b - kGolden * (b - a), d = a + kGolden * (b - a);
-    if (total(c) > total(d)) b = d;
-    else a = c;
-  }
-  best_log_s0 = 0.5 * (a + b);
-  double rest = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) rest += log_density_rest(v[i], dfs[i], d0);
-  return total(best_log_s0) + rest;
-}
-
-}  // namespace
-
-VariancePrior fit_variance_prior(std::span<const double> variances, std::span<const double> dfs) {
-  // Smyth's model (each s2 = s0^2 F(d, d0)) fitted by maximum likelihood: the moments of
-  // log s^2 that Smyth 2004 matches are dominated at 1 or 2 df by the few variances near
-  // zero (log chi-square has a long left tail), which made d0 small, and every test a
-  // Student t of few df, for benchmarks that drift alike.
-  // A zero variance (identical medians) has no logarithm: floored as limma floors it.
-  VariancePrior prior;
-  if (variances.empty()) return prior;
-  // One benchmark has nothing to be pooled with: its own variance on its own df.
-  if (variances.size() == 1) return {0, variances[0]};
-  const double floor = std::max(1e-5 * median(variances), 1e-300);
-  std::vector<double> v;
-  for (double x : variances) v.push_back(std::max(x, floor));
-  const double lo = std::log(*std::min_element(v.begin(), v.end())) - 1,
-               hi = std::log(*std::max_element(v.begin(), v.end())) + 1;
-  double best = -std::numeric_limits<double>::infinity();
-  // d0 on a log grid from 0.5 to 2000, and infinite (the variances differ by sampling alone).
-  std::vector<double> grid{std::numeric_limits<double>::infinity()};
-  for (double d0 = 0.5; d0 <= 2000; d0 *= 1.25) grid.push_back(d0);
-  for (double d0 : grid) {
-    double log_s0 = 0;
-    const double l = profile_likelihood(v, dfs, d0, lo, hi, log_s0);
-    if (l > best) {
-      best = l;
-      prior = {d0, std::exp(log_s0)};
-    }
-  }
-  return prior;
-}
-
-double moderated_variance(const VariancePrior& prior, double s2, double df) {
-  if (std::isinf(prior.df)) return prior.variance;
-  return (prior.df * prior.variance + df * s2) / (prior.df + df);
 }
 
 GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& current, const GateConfig& config,

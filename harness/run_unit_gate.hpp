@@ -25,23 +25,8 @@ struct RunUnitBaseline {
 RunUnitBaseline history_baseline(const std::vector<HistorySeries>& history, const RunResults& current, int max_runs,
                                  const std::string& origin);
 
-// Empirical Bayes pooling of the benchmarks' variances (Smyth 2004, "Linear models and
-// empirical Bayes methods for assessing differential expression", the method of limma):
-// the variances are taken as scaled chi-square draws around a common prior, whose degrees
-// of freedom say how alike the benchmarks are. Each benchmark's variance is then shrunk
-// toward the prior, so that 3 to 10 runs give a usable test without assuming that every
-// benchmark drifts alike.
-struct VariancePrior {
-  double df = 0;        // infinite: the variances differ no more than sampling explains
-  double variance = 0;  // the prior's scale
-};
-VariancePrior fit_variance_prior(std::span<const double> variances, std::span<const double> dfs);
-// The shrunk variance of one benchmark with variance s2 on df degrees of freedom.
-double moderated_variance(const VariancePrior& prior, double s2, double df);
-
-// FAIL when the one-sided test that the slowdown exceeds tau rejects at alpha after Holm
-// (the whole interval at that level lies above tau); IMPROVED alike below -tau; PASS when
-// the 95% interval lies below tau; else UNRESOLVED with the slowdown that would FAIL.
+// Verdicts by the noise model (harness/gate_decision.hpp), each benchmark's run-to-run
+// variance learned from the baseline's runs.
 GateReport gate_against_runs(const RunUnitBaseline& baseline, const RunResults& current, const GateConfig& config,
                              const std::string& current_origin);
 
