@@ -413,7 +413,7 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
     if (z.size() * 2 >= n) model.run_overdispersion = std::max(1.0, median(z) / kChiSquareMedian);
     for (auto& f : model.benchmarks) {
       f.variance *= model.run_overdispersion;
-      for (auto& v : f.mix_variance) v *= model.run_overdispersion;
+      for (auto& component : f.mix_variance) component *= model.run_overdispersion;
     }
   }
   if (factors) {
@@ -423,7 +423,7 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
     model.suite.variance = std::numbers::pi / 2 * median(v) / static_cast<double>(n);
     for (auto& f : model.benchmarks) {
       f.variance += model.suite.variance;
-      for (auto& v : f.mix_variance) v += model.suite.variance;
+      for (auto& component : f.mix_variance) component += model.suite.variance;
     }
   }
   std::size_t outliers = 0;
