@@ -69,6 +69,10 @@ GateBanner gate_banner(const GateReport& r) {
     unresolved.push_back(fmt::format("the whole suite moved {} [{}, {}]{}{}", pct(s.change), pct(s.change_low),
                                      pct(s.change_high), s.reason.empty() ? "" : ": ", s.reason));
   }
+  if (e.nothing_tested)
+    unresolved.push_back(fmt::format("nothing tested: {} UNRESOLVED without a test (the reasons say why: too few "
+                                     "repetitions, a point skipped, identical medians)",
+                                     plural(e.compared, "benchmark", "benchmarks")));
   if (e.code == kExitFailure) {
     b.level = "red";
     b.headline = e.failures ? fmt::format("FAIL: {}", plural(e.failures, "regression", "regressions"))
