@@ -98,10 +98,10 @@ double robust_centre(std::span<const double> values) {
   const std::size_t n = x.size(), h = n / 2 + 1;
   if (n < 3) return median(x);
   std::size_t best = 0;
+  // Among equally short halves, the one nearest the middle.
+  const auto off = [&](std::size_t j) { return std::fabs(double(j) - double(n - h) / 2); };
   for (std::size_t i = 1; i + h <= n; ++i) {
     const double width = x[i + h - 1] - x[i], best_width = x[best + h - 1] - x[best];
-    // Among equally short halves, the one nearest the middle.
-    const auto off = [&](std::size_t j) { return std::fabs(double(j) - double(n - h) / 2); };
     if (width < best_width || (width == best_width && off(i) < off(best))) best = i;
   }
   const double mid = 0.5 * (x[best] + x[best + h - 1]);
@@ -165,8 +165,8 @@ double drift_across_benchmarks(std::span<const double> own, std::span<const doub
 
 // The Student t that the standardised residuals z look like, its df fitted by maximum
 // likelihood (the scale free) over a grid from 3 to normal, and then the heaviest df whose
-// likelihood lies within 2 log units of the best (a likelihood interval's conservative
-// end, near 95%): a ratio of percentiles of a few dozen values told normal noise from a
+// likelihood lies within `slack` log units of the best (0: the best fit itself; a
+// likelihood interval's conservative end): a ratio of percentiles of a few dozen values told normal noise from a
 // Student t of 3 df too rarely, and a t of 3 df makes a test that finds nothing. Benchmarks
 // that drift several times more than the rest look the same way and get the same
 // protection.
@@ -219,7 +219,6 @@ void fit_drift_from_runs(std::span<const ModelInput> inputs, int runs, const std
   std::vector<double> variances(n, 0), dfs(n, 0), counts(n, 0);
   std::vector<std::vector<double>> residuals(n);
   std::vector<double> pooled_v, pooled_df;
-  double floor = 0;
   for (std::size_t b = 0; b < n; ++b) {
     const auto& v = inputs[b].baseline;
     const int have = std::min(static_cast<int>(v.size()), runs);
@@ -240,7 +239,7 @@ void fit_drift_from_runs(std::span<const ModelInput> inputs, int runs, const std
   }
   // Identical medians (a zero variance) have no likelihood to speak of: floored far below
   // any benchmark's own spread, as limma floors them.
-  floor = std::max(1e-5 * (pooled_v.empty() ? 0.0 : median(pooled_v)), 1e-14);
+  const double floor = std::max(1e-5 * (pooled_v.empty() ? 0.0 : median(pooled_v)), 1e-14);
   const auto grid = fit_variance_grid(pooled_v, pooled_df, floor);
   // The tails beyond the model: each run against the others (a leave-one-out prediction,
   // as the next run will be), its probability under the posterior predictive mapped to a
@@ -359,17 +358,12 @@ RunLocation run_location(std::span<const double> seconds, double known_tick) {
   const double centre = median(logs);
   for (double x : logs) deviations.push_back(std::fabs(x - centre));
   const double scale = kMadToSd * median(deviations);
-  // A quantised timer repeats values: its tick (the smallest gap between distinct values)
-  // bounds how well one run's location is known, whatever the spread of the samples says.
-  std::vector<double> sorted(seconds.begin(), seconds.end());
-  std::sort(sorted.begin(), sorted.end());
-  const auto distinct = static_cast<std::size_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
-  if (distinct < seconds.size()) {
-    double tick = distinct > 1 ? std::numeric_limits<double>::infinity() : 0;
-    for (std::size_t i = 1; i < distinct; ++i) tick = std::min(tick, sorted[i] - sorted[i - 1]);
-    // All samples equal: the tick the benchmark's other values show, else no finer than
-    // the value's last 1% step.
-    if (distinct == 1) tick = known_tick > 0 ? known_tick : 0.01 * sorted[0];
+  // A quantised timer repeats values: its tick bounds how well one run's location is known,
+  // whatever the spread of the samples says. All samples equal show no tick: the one the
+  // benchmark's other values show, else no finer than the value's last 1% step.
+  const bool all_equal = std::all_of(seconds.begin(), seconds.end(), [&](double s) { return s == seconds[0]; });
+  const double tick = !all_equal ? timer_tick(seconds) : known_tick > 0 ? known_tick : 0.01 * seconds[0];
+  if (tick > 0) {
     const double relative = tick / std::exp(centre);
     r.floor = relative * relative / 12;
   }

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""The gate on real nights of a real machine (issue 51): 17 nights of an H200's GEMM quick tier
+(docs/results/issue51/h200-gemm-nights). A rolling baseline of nights 1-10 (`rooftop history
+add`), then through the CLI:
+  - night 12 with 5% put into 4 kernels (their samples x1.05): exit 1, and exactly those 4 FAIL;
+  - night 12 with 5% in every kernel: no benchmark FAILs alone (a suite-wide shift);
+  - nights 13 to 17 unchanged: each exits 0, no FAIL.
+
+usage: gate_real_nights.py ROOFTOP SOURCE_DIR OUT_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+rooftop, source, out = sys.argv[1:4]
+nights = os.path.join(source, "docs", "results", "issue51", "h200-gemm-nights")
+shutil.rmtree(out, ignore_errors=True)
+os.makedirs(out)
+db = os.path.join(out, "history.sqlite")
+night = lambda n: os.path.join(nights, f"gemmnight{n}-gemm.json")
+for n in range(1, 11):
+    subprocess.run([rooftop, "history", "add", night(n), "--db", db], check=True, capture_output=True)
+
+
+def gate(path):
+    verdicts = os.path.join(out, "verdicts.json")
+    code = subprocess.run([rooftop, "gate", "--history", db, path, "--json", verdicts], capture_output=True,
+                          text=True).returncode
+    return code, {c["name"]: c["verdict"] for c in json.load(open(verdicts))["comparisons"]}
+
+
+def slowed(names, factor, tag):
+    run = json.load(open(night(12)))
+    for r in run["results"]:
+        if names is None or r["name"] in names:
+            r["samples"]["seconds_per_iteration"] = [s * factor for s in r["samples"]["seconds_per_iteration"]]
+    path = os.path.join(out, f"night12-{tag}.json")
+    json.dump(run, open(path, "w"))
+    return path
+
+
+failures = []
+four = {f"gemm/cuda/bf16/{s}" for s in ("m4096_n4096_k4096", "m16_n4096_k14336", "m2048_n2048_k2048", "m1_n14336_k4096")}
+code, verdicts = gate(slowed(four, 1.05, "four"))
+failed = {n for n, v in verdicts.items() if v == "FAIL"}
+print(f"night 12, 5% in 4 kernels: exit {code}, FAIL {sorted(failed)}")
+if code != 1 or failed != four:
+    failures.append(f"5% in 4 kernels: exit {code}, FAILed {sorted(failed)}, expected exactly {sorted(four)}")
+code, verdicts = gate(slowed(None, 1.05, "all"))
+failed = [n for n, v in verdicts.items() if v == "FAIL"]
+print(f"night 12, 5% in every kernel: exit {code}, {len(failed)} FAIL")
+if failed:
+    failures.append(f"a suite-wide 5% FAILed benchmarks one by one: {failed}")
+for n in range(13, 18):
+    code, verdicts = gate(night(n))
+    failed = [name for name, v in verdicts.items() if v == "FAIL"]
+    print(f"night {n}, unchanged: exit {code}")
+    if code != 0 or failed:
+        failures.append(f"unchanged night {n}: exit {code}, FAIL {failed}")
+for f in failures:
+    print("FAILED:", f)
+sys.exit(1 if failures else 0)
