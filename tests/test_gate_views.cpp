@@ -167,6 +167,14 @@ TEST_CASE("gate views: the banner's exit code follows the rule for each outcome"
   CHECK(b.exit.code == kExitOk);
   CHECK(b.level == "green");
   CHECK(has(b.headline, "nothing decided: 2 benchmarks UNRESOLVED below tau at this noise"));
+  // Nothing tested (too few repetitions on every benchmark): no all-clear, amber, exit 6.
+  auto untested = row("a", Verdict::unresolved, 0, 0);
+  untested.tested = false;
+  r = report_of({untested});
+  b = gate_banner(r);
+  CHECK(b.exit.code == kExitUnresolved);
+  CHECK(b.level == "amber");
+  CHECK(has(b.headline, "nothing tested: 1 benchmark UNRESOLVED without a test"));
   // Nothing compared: red, exit 2 (usage), as `rooftop gate` says.
   r = report_of({uncompared("new", Verdict::added), uncompared("gone", Verdict::missing)});
   b = gate_banner(r);
