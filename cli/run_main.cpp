@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/declared_benchmarks.hpp"
+#include "devices/cpu/isa_level.hpp"
 #include "devices/devices.hpp"
 #include "cli/commands.hpp"
 #include "harness/errors.hpp"
@@ -51,8 +52,9 @@ struct ParsedOnly {};
 }  // namespace
 
 int rooftop::run_main(int argc, char** argv) {
-  rooftop::register_all_backends();
   try {
+    rooftop::cpu::usable_isa_level();  // a bad ROOFTOP_/ONEDNN_MAX_CPU_ISA is a usage error, before anything runs
+    rooftop::register_all_backends();
     rooftop::register_declared_benchmarks();
   } catch (const rooftop::InputError& e) {
     fmt::print(stderr, "rooftop: error: {}\n", e.what());

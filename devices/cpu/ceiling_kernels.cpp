@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include "devices/cpu/isa_level.hpp"
+
 namespace rooftop::cpu {
 namespace {
 // Horizontal sum through memory: GCC 12's _mm512_reduce_add_ps trips -Wuninitialized.
@@ -98,8 +100,8 @@ __attribute__((target("avx2"))) float read_sum_avx2(const float* p, std::size_t 
 }  // namespace
 
 FmaKernel best_fma_kernel() {
-  if (__builtin_cpu_supports("avx512f")) return {"avx512_fma", 16, kChains512};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {"avx2_fma", 8, kChains256};
+  if (isa_usable(IsaLevel::avx512)) return {"avx512_fma", 16, kChains512};
+  if (isa_usable(IsaLevel::avx2)) return {"avx2_fma", 8, kChains256};
   return {"scalar", 1, 8};
 }
 
@@ -110,9 +112,9 @@ float run_fma_kernel(const FmaKernel& k, std::int64_t iterations, float seed) {
 }
 
 float read_sum(const float* data, std::size_t count, int passes, bool prefetch) {
-  if (__builtin_cpu_supports("avx512f"))
+  if (isa_usable(IsaLevel::avx512))
     return prefetch ? read_sum_avx512<true>(data, count, passes) : read_sum_avx512<false>(data, count, passes);
-  if (__builtin_cpu_supports("avx2")) return read_sum_avx2(data, count, passes);
+  if (isa_usable(IsaLevel::avx2)) return read_sum_avx2(data, count, passes);
   float s = 0;
   for (int pass = 0; pass < passes; ++pass)
     for (std::size_t i = 0; i < count; ++i) s += data[i];

@@ -16,9 +16,9 @@ class CpuBackend final : public Backend {
   CpuBackend() : info_(detect_cpu()) {}
   std::string name() const override { return "cpu"; }
   std::string summary() const override {
-    return fmt::format("{}, {} cores / {} threads used, {:.0f} GiB, ISA: {}", info_.model_name, info_.physical_cores,
+    return fmt::format("{}, {} cores / {} threads used, {:.0f} GiB, ISA: {}{}", info_.model_name, info_.physical_cores,
                        omp_get_max_threads(), static_cast<double>(info_.memory_bytes) / 0x1p30,
-                       fmt::join(isa_names(info_.isa), " "));
+                       fmt::join(isa_names(info_.isa), " "), info_.isa_cap.empty() ? "" : " (" + info_.isa_cap + ")");
   }
   nlohmann::ordered_json properties() const override {
     auto j = to_json(info_);

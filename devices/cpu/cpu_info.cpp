@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "devices/cpu/isa_level.hpp"
 #include "harness/fingerprint.hpp"
 
 namespace rooftop::cpu {
@@ -126,6 +127,8 @@ CpuInfo detect_cpu() {
   while (meminfo >> key >> kib >> unit)
     if (key == "MemTotal:") { info.memory_bytes = kib * 1024; break; }
   info.onednn_isa = onednn_isa_name();
+  info.rooftop_isa = isa_level_name(usable_isa_level());
+  info.isa_cap = isa_cap_note();
   info.limits = detect_host_limits();
   return info;
 }
@@ -160,6 +163,8 @@ nlohmann::ordered_json to_json(const CpuInfo& i) {
           {"logical_cpus", i.logical_cpus},
           {"isa", isa_names(i.isa)},
           {"onednn_isa", i.onednn_isa},
+          {"rooftop_isa", i.rooftop_isa},
+          {"isa_cap", i.isa_cap.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(i.isa_cap)},
           {"caches", caches},
           {"memory_bytes", i.memory_bytes},
           {"cpus_available", i.limits.cpus_available},
@@ -174,6 +179,8 @@ std::string fingerprint(const CpuInfo& i) {
                                      i.stepping, i.sockets, i.physical_cores, i.logical_cpus,
                                      (i.memory_bytes + (1u << 29)) >> 30);
   for (const auto& n : isa_names(i.isa)) identity += "|" + n;
+  // A capped ISA has other ceilings: its profile is another machine's.
+  if (!i.isa_cap.empty()) identity += "|cap:" + i.rooftop_isa;
   for (const auto& c : i.caches) identity += fmt::format("|L{}:{}x{}", c.level, c.size_bytes, c.instances);
   return make_fingerprint("cpu", i.model_name, fmt::format("{}c", i.logical_cpus), identity);
 }

@@ -33,6 +33,8 @@ struct CpuInfo {
   std::vector<CacheLevel> caches;  // data and unified caches, L1 first
   std::uint64_t memory_bytes = 0;
   std::string onednn_isa;  // the ISA oneDNN dispatches to here
+  std::string rooftop_isa;  // the ISA rooftop's own kernels use (isa_level.hpp)
+  std::string isa_cap;      // "" or what caps the ISA below the CPU's (ROOFTOP_/ONEDNN_MAX_CPU_ISA)
   HostLimits limits;       // affinity, cgroup quota, hypervisor: not in the fingerprint
 };
 

@@ -12,17 +12,15 @@
 #include <bit>
 #include <cstring>
 
+#include "devices/cpu/isa_level.hpp"
 #include "suites/attention/attention_cpu_decode.hpp"
 #include "suites/attention/attention_cpu_decode_stream.hpp"
 
 namespace rooftop::attention {
 
 // With every AVX-512 subset the pragma below lets the compiler use (a hypervisor can hide
-// any one of them), and only GCC's pragma builds this (the project's C++ compiler).
-bool cpu_has_bf16_dot() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
-}
+// any one of them; the level needs them all), and not where the ISA is capped below it.
+bool cpu_has_bf16_dot() { return cpu::isa_usable(cpu::IsaLevel::avx512_bf16); }
 
 namespace decode_stream {
 

@@ -14,7 +14,7 @@
 #include "harness/errors.hpp"
 #include "harness/random_fill.hpp"
 #include "harness/stage_trace.hpp"
-#include "suites/inference/cpu_gemv.hpp"
+#include "devices/cpu/cpu_gemv.hpp"
 
 namespace rooftop::inference {
 namespace {
@@ -58,7 +58,8 @@ struct CpuDecoder::Linear {
   std::string implementation;
   const void* w = nullptr;
   std::int64_t m = 0, n = 0, k = 0;
-  bool gemv = false;  // our GEMV (cpu_gemv.cpp) measured faster than oneDNN for these few rows
+  bool gemv = false;  // our GEMV (devices/cpu/cpu_gemv.cpp) measured faster than oneDNN for these few rows
+  bool no_onednn = false;  // oneDNN has no matmul of this dtype here: the GEMV for every row count
 };
 
 
@@ -157,18 +158,24 @@ CpuDecoder::Linear& CpuDecoder::linear(const void* weight, std::int64_t m, std::
   l->x_md = dnnl::memory::desc({m, k}, t, tag::ab);
   const dnnl::memory::desc w_md({k, n}, t, tag::ba);
   l->y_md = dnnl::memory::desc({m, n}, dt::f32, tag::ab);
+  l->w = weight;
+  l->m = m;
+  l->n = n;
+  l->k = k;
   try {
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(l->x_md, w_md, l->y_md), engine_->engine);
     l->implementation = pd.impl_info_str();
     l->matmul = dnnl::matmul(pd);
   } catch (const dnnl::error& e) {
-    throw PointSkipped(fmt::format("oneDNN has no {} matmul on this CPU ({})", dtype_name(w_.dtype), e.what()));
+    // oneDNN 2.6 has bf16 matmuls from AVX-512 up: below it (AVX2) every matmul of the
+    // step is our GEMV, bf16 weights widened in registers and fp32 FMAs.
+    if (w_.dtype != Dtype::bf16)
+      throw PointSkipped(fmt::format("oneDNN has no {} matmul on this CPU ({})", dtype_name(w_.dtype), e.what()));
+    l->gemv = l->no_onednn = true;
+    slot = std::move(l);
+    return *slot;
   }
   l->weights = dnnl::memory(w_md, engine_->engine, const_cast<void*>(weight));
-  l->w = weight;
-  l->m = m;
-  l->n = n;
-  l->k = k;
   // A decode step's few rows: whichever of oneDNN and our GEMV runs this shape faster here,
   // timed once on scratch data (the time does not depend on the values).
   if (m <= kGemvRows) {
@@ -184,7 +191,7 @@ CpuDecoder::Linear& CpuDecoder::linear(const void* weight, std::int64_t m, std::
       return best;
     };
     const double onednn = best_of([&] { execute(*l, x.data(), y.data()); });
-    const double ours = best_of([&] { gemv_rows(w_.dtype, m, n, k, x.data(), weight, y.data()); });
+    const double ours = best_of([&] { cpu::gemv_rows(w_.dtype, m, n, k, x.data(), weight, y.data()); });
     l->gemv = ours < onednn;
   }
   slot = std::move(l);
@@ -192,7 +199,7 @@ CpuDecoder::Linear& CpuDecoder::linear(const void* weight, std::int64_t m, std::
 }
 
 void CpuDecoder::execute(Linear& l, const void* x, float* y) {
-  if (l.gemv) return gemv_rows(w_.dtype, l.m, l.n, l.k, x, l.w, y);
+  if (l.gemv) return cpu::gemv_rows(w_.dtype, l.m, l.n, l.k, x, l.w, y);
   l.matmul.execute(engine_->stream, {{DNNL_ARG_SRC, dnnl::memory(l.x_md, engine_->engine, const_cast<void*>(x))},
                                      {DNNL_ARG_WEIGHTS, l.weights},
                                      {DNNL_ARG_DST, dnnl::memory(l.y_md, engine_->engine, y)}});
@@ -202,13 +209,20 @@ void CpuDecoder::execute(Linear& l, const void* x, float* y) {
 std::string CpuDecoder::implementation() const {
   std::string onednn;
   int gemv = 0, total = 0;
+  bool no_onednn = false;
   for (const auto& [key, l] : linears_) {
     if (onednn.empty()) onednn = l->implementation;
     gemv += l->gemv ? 1 : 0;
+    no_onednn = no_onednn || l->no_onednn;
     ++total;
   }
-  return fmt::format("oneDNN {} matmuls{}; rooftop CPU attention, RMSNorm, RoPE, SwiGLU{}", onednn,
-                     gemv ? fmt::format(" (rooftop's GEMV where faster: {} of {} shapes)", gemv, total) : "",
+  const std::string matmuls =
+      no_onednn ? fmt::format("rooftop's GEMV for every matmul, bf16 weights widened to fp32 in registers ({}; "
+                              "oneDNN has no bf16 matmul on this CPU: a generic path, not the machine's bf16 roof)",
+                              cpu::gemv_isa_name())
+                : fmt::format("oneDNN {} matmuls{}", onednn,
+                              gemv ? fmt::format(" (rooftop's GEMV where faster: {} of {} shapes)", gemv, total) : "");
+  return fmt::format("{}; rooftop CPU attention, RMSNorm, RoPE, SwiGLU{}", matmuls,
                      group_ ? fmt::format("; tensor parallel over {} ranks ({}), fp32 all-reduces", group_->tp(),
                                           group_->transport().name())
                             : "");

@@ -3,14 +3,18 @@
 // once from memory and used for every row of x while it is in L1, so the step runs at the
 // memory's bandwidth (oneDNN's matmul, built for larger M, reached about half of it on a
 // GEMV here: docs/PERFORMANCE.md). Vectorised for AVX-512, AVX2 or plain x86-64, picked
-// at run time.
+// at run time. Where oneDNN has no bf16 matmul (AVX2) it runs every matmul of the model.
 #include <cstdint>
+#include <string>
 
 #include "harness/dtype.hpp"
 
-namespace rooftop::inference {
+namespace rooftop::cpu {
 
 // x [m, k] and W [n, k] in `dtype` (fp32 or bf16), y [m, n] fp32.
 void gemv_rows(Dtype dtype, std::int64_t m, std::int64_t n, std::int64_t k, const void* x, const void* w, float* y);
 
-}  // namespace rooftop::inference
+// The copy gemv_rows runs here: "AVX-512", "AVX2" or "x86-64 without AVX2".
+std::string gemv_isa_name();
+
+}  // namespace rooftop::cpu
