@@ -2,6 +2,8 @@
 // The vector ISA rooftop's own CPU kernels may use: what the CPU has, capped by
 // ROOFTOP_MAX_CPU_ISA (or, where that is unset, by oneDNN's ONEDNN_MAX_CPU_ISA), so that
 // one variable runs every ISA-dependent path of an AVX2-only machine on a larger one.
+// (The auto-vectorised loops built with GCC's target_clones pick their copy by cpuid alone:
+// the cap leaves them at the CPU's width; one source each, what they compute is the same.)
 #include <string>
 #include <string_view>
 
