@@ -8,7 +8,7 @@ injected into --slowed random benchmarks (their samples multiplied), and with --
 slowed by 20%. Every figure comes from the CLI's verdicts and exit codes.
 
 usage: real-night-calibration.py ROOFTOP OUT_DIR NIGHT.json ... [--baseline-nights K]
-       [--draws N] [--slowdown S] [--slowed M] [--seed S] [--label TEXT]
+       [--draws N] [--slowdown S] [--slowed M] [--seed S] [--label TEXT] [--gate-args "ARGS"]
 
 A night is one results file, or several joined with '+' (the suites of one night, run one
 after another: their results are merged into one file). Prints one Markdown row:
@@ -32,6 +32,7 @@ parser.add_argument("--slowdown", type=float, default=0.05)
 parser.add_argument("--slowed", type=int, default=4)
 parser.add_argument("--seed", type=int, default=51)
 parser.add_argument("--label", default="")
+parser.add_argument("--gate-args", default="", help="more arguments for `rooftop gate`, e.g. \"--alpha 0.05\"")
 a = parser.parse_args()
 rooftop, out, specs, k, draws, slowdown, slowed_count, seed, label = (a.rooftop, a.out, a.specs, a.baseline_nights, a.draws,
                                                                       a.slowdown, a.slowed, a.seed, a.label)
@@ -71,7 +72,8 @@ def gate(history, results):
     verdicts = os.path.join(out, "verdicts.json")
     if os.path.exists(verdicts):
         os.remove(verdicts)
-    code = subprocess.run([rooftop, "gate", "--history", history, "--history-runs", str(k), results, "--json", verdicts],
+    code = subprocess.run([rooftop, "gate", "--history", history, "--history-runs", str(k), results, "--json", verdicts]
+                          + a.gate_args.split(),
                           capture_output=True, text=True).returncode
     comparisons = json.load(open(verdicts))["comparisons"] if os.path.exists(verdicts) else []
     return code, {c["name"]: c["verdict"] for c in comparisons}

@@ -32,7 +32,7 @@ struct GateOutputs {
 void add_output_options(CLI::App* cmd, GateOutputs& o) {
   cmd->add_option("--config", o.config, "Gate config JSON: alpha, tau_kernel, tau_system, overrides per benchmark")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--alpha", o.alpha, "Family-wise false-alarm level over the suite's benchmarks, Bonferroni (default 0.01)")->check(finite_range(1e-12, 0.5));
+  cmd->add_option("--alpha", o.alpha, "False discovery rate over the suite's benchmarks (Benjamini-Hochberg): an A/A suite FAILs at most this often (default 0.01)")->check(finite_range(1e-12, 0.5));
   cmd->add_option("--tau", o.tau, "Slowdown that matters, for every benchmark (default 0.03 kernels, 0.05 systems)")
       ->check(finite_range(0, 10));
   cmd->add_option("--markdown", o.markdown, "Write a Markdown summary (CI job summary, PR comment)");

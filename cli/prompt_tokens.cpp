@@ -9,13 +9,14 @@
 #include <sstream>
 
 #include "harness/errors.hpp"
+#include "harness/input_file.hpp"
 
 namespace rooftop {
 namespace {
 
 std::int32_t token_id(const nlohmann::json& v, const std::string& origin) {
   if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > std::numeric_limits<std::int32_t>::max())
-    throw InputError(fmt::format("--prompt {}: {} is not a token id (a non-negative integer)", origin, v.dump()));
+    throw InputError(fmt::format("--prompt {}: {} is not a token id (a non-negative integer)", origin, quote_json(v)));
   return static_cast<std::int32_t>(v.get<std::int64_t>());
 }
 
@@ -25,21 +26,12 @@ std::vector<std::int32_t> parse_prompt_tokens(const std::string& text) {
   std::string body = text, origin = "'" + text.substr(0, 40) + (text.size() > 40 ? "...'" : "'");
   if (text.starts_with("@")) {
     origin = text.substr(1);
-    std::ifstream in(origin);
-    if (!in) throw InputError(fmt::format("--prompt @{}: cannot read the file (missing or unreadable)", origin));
-    std::stringstream s;
-    s << in.rdbuf();
-    body = s.str();
+    body = read_input_file(origin, "prompt file (--prompt @FILE)");
   }
   std::vector<std::int32_t> ids;
   const auto first = body.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (body[first] == '[' || body[first] == '{')) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(body);
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(fmt::format("--prompt {}: not valid JSON ({})", origin, e.what()));
-    }
+    nlohmann::json j = parse_json_input(body, "--prompt " + origin, "prompt");
     if (j.is_object()) {
       if (!j.contains("prompt"))
         throw InputError(fmt::format("--prompt {}: a JSON object without \"prompt\" (give the ids as an array)", origin));

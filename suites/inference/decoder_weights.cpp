@@ -19,6 +19,7 @@
 
 #include "harness/dtype_facts.hpp"
 #include "harness/errors.hpp"
+#include "harness/input_file.hpp"
 #include "harness/fp16.hpp"
 #include "suites/inference/safetensors.hpp"
 #include "harness/random_fill.hpp"
@@ -200,17 +201,10 @@ class Checkpoint {
   // file means the folder mixes two downloads.
   void check_index(const std::filesystem::path& index) const {
     if (!std::filesystem::exists(index)) return;
-    std::ifstream in(index);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (is_git_lfs_pointer(text.str()))
+    const std::string text = read_input_file(index, "checkpoint index");
+    if (is_git_lfs_pointer(text))
       throw InputError(fmt::format("{}: is a Git LFS pointer file, not the index: {}", index.string(), kGitLfsAdvice));
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(fmt::format("{}: is not valid JSON ({}): download the checkpoint again", index.string(), e.what()));
-    }
+    const nlohmann::json j = parse_json_input(text, index.string(), "checkpoint index (download the checkpoint again)");
     if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object())
       throw InputError(fmt::format("{}: has no \"weight_map\" object: download the checkpoint again", index.string()));
     for (const auto& [name, shard] : j["weight_map"].items()) {

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -300,7 +301,12 @@ std::int64_t positions_needed(const InferenceShape& s) {
     for (const auto& r : serve_schedule(s.serve, m.max_positions)) most = std::max(most, r.prompt + r.output);
     return most;
   }
-  return s.scenario == Scenario::decode ? s.context + kDecodeSteps : s.prompt + s.generate;
+  // Saturated, not wrapped: a sum past int64 is more positions than any model has.
+  const auto sum = [](std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
+  };
+  return s.scenario == Scenario::decode ? sum(s.context, kDecodeSteps) : sum(s.prompt, s.generate);
 }
 
 namespace {

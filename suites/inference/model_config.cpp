@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "harness/errors.hpp"
+#include "harness/input_file.hpp"
 #include "suites/inference/model_family.hpp"
 #include "suites/inference/safetensors.hpp"
 #include "suites/shape_data.hpp"
@@ -37,7 +38,7 @@ std::int64_t positive(const json& j, const char* key, std::string_view origin, s
 // A real number in (0, max].
 double positive_number(const json& v, const char* key, std::string_view origin, double max, std::string_view usual) {
   if (!v.is_number())
-    throw InputError(fmt::format("{}: model config field '{}' is {}, not a number", origin, key, v.dump()));
+    throw InputError(fmt::format("{}: model config field '{}' is {}, not a number", origin, key, quote_json(v)));
   const double x = v.get<double>();
   if (!(x > 0 && x <= max))
     throw InputError(fmt::format("{}: model config field '{}' is {:g}, outside (0, {:g}]: give the model's own value ({})",
@@ -48,7 +49,7 @@ double positive_number(const json& v, const char* key, std::string_view origin, 
 bool flag(const json& j, const char* key, std::string_view origin) {
   if (!j.contains(key) || j[key].is_null()) return false;
   if (!j[key].is_boolean())
-    throw InputError(fmt::format("{}: model config field '{}' is {}, not true or false", origin, key, j[key].dump()));
+    throw InputError(fmt::format("{}: model config field '{}' is {}, not true or false", origin, key, quote_json(j[key])));
   return j[key].get<bool>();
 }
 
@@ -68,7 +69,7 @@ std::int64_t optional_count(const json& j, const char* key, std::string_view ori
   if (!j.contains(key) || j[key].is_null()) return fallback;
   const auto& v = j[key];
   if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > kMaxPositions)
-    throw InputError(fmt::format("{}: model config field '{}' is {}, not a count from 0 to {}", origin, key, v.dump(),
+    throw InputError(fmt::format("{}: model config field '{}' is {}, not a count from 0 to {}", origin, key, quote_json(v),
                                  kMaxPositions));
   return v.get<std::int64_t>();
 }
@@ -78,7 +79,7 @@ void read_family_switches(const json& j, const ModelFamily& f, std::string_view 
   if (j.contains("architectures")) {
     const auto& a = j["architectures"];
     if (!a.is_array() || a.size() != 1 || a[0] != f.architecture)
-      not_implemented(origin, fmt::format("'architectures' is {}", a.dump()),
+      not_implemented(origin, fmt::format("'architectures' is {}", quote_json(a)),
                       fmt::format("another architecture than {} for model_type {}", f.architecture, f.model_type));
   }
   // A bias field the family does not read would be ignored by transformers too; refuse it,
@@ -103,7 +104,7 @@ void read_family_switches(const json& j, const ModelFamily& f, std::string_view 
     for (std::size_t l = 0; l < sliding.size(); ++l) {
       if (types[l] == "sliding_attention") sliding[l] = true;
       else if (types[l] != "full_attention")
-        not_implemented(origin, fmt::format("'layer_types' [{}] is {}", l, types[l].dump()),
+        not_implemented(origin, fmt::format("'layer_types' [{}] is {}", l, quote_json(types[l])),
                         "layers other than full_attention and sliding_attention");
     }
   } else if (window > 0 && f.window == WindowRule::every_layer) {
@@ -115,7 +116,7 @@ void read_family_switches(const json& j, const ModelFamily& f, std::string_view 
   const bool any = std::find(sliding.begin(), sliding.end(), true) != sliding.end();
   const bool asked = window > 0 && !(j.contains("use_sliding_window") && j["use_sliding_window"] == false);
   if (f.window == WindowRule::none && (any || asked))
-    not_implemented(origin, fmt::format("'sliding_window' is {}", j.value("sliding_window", json()).dump()),
+    not_implemented(origin, fmt::format("'sliding_window' is {}", quote_json(j.value("sliding_window", json()))),
                     fmt::format("sliding-window attention for model_type {}", f.model_type));
   if (!any) return;
   if (window <= 0)
@@ -138,7 +139,7 @@ void read_yarn(const json& v, const char* key, std::string_view origin, const Mo
   s.beta_slow = optional("beta_slow", 1);
   const json& truncate = member(v, "truncate");
   if (!truncate.is_null() && !truncate.is_boolean())
-    throw InputError(fmt::format("{}: model config field '{}' truncate is {}, not true or false", origin, key, truncate.dump()));
+    throw InputError(fmt::format("{}: model config field '{}' truncate is {}, not true or false", origin, key, quote_json(truncate)));
   s.truncate = truncate.is_null() || truncate.get<bool>();
   const auto mscale_of = [](double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0; };
   const double mscale = optional("mscale", 0), mscale_all_dim = optional("mscale_all_dim", 0);
@@ -154,7 +155,7 @@ void read_rope_scaling(const json& v, const char* key, std::string_view origin, 
   const json type = named.is_null() ? json("(none)") : named;
   if (type == "default") return;
   if (type != "linear" && type != "llama3" && type != "dynamic" && type != "yarn") {
-    c.values_not_implemented.push_back(fmt::format("rope scaling of type {} ({})", type.dump(), v.dump()));
+    c.values_not_implemented.push_back(fmt::format("rope scaling of type {} ({})", quote_json(type), quote_json(v)));
     return;
   }
   const auto number = [&](const char* field, double max, std::string_view usual) {
@@ -198,7 +199,7 @@ void read_rope(const json& j, std::string_view origin, ModelConfig& c) {
   const json& partial =
       j.contains("partial_rotary_factor") ? j["partial_rotary_factor"] : member(parameters, "partial_rotary_factor");
   if (!partial.is_null() && partial != 1.0)
-    c.values_not_implemented.push_back(fmt::format("partial_rotary_factor {} (rotary embedding on part of a head)", partial.dump()));
+    c.values_not_implemented.push_back(fmt::format("partial_rotary_factor {} (rotary embedding on part of a head)", quote_json(partial)));
 }
 
 }  // namespace
@@ -255,12 +256,7 @@ double ModelConfig::parameters() const {
 ModelConfig parse_model_config(std::string_view text, std::string_view origin, std::string name) {
   if (is_git_lfs_pointer(text))
     throw InputError(fmt::format("{}: is a Git LFS pointer file, not the model config: {}", origin, kGitLfsAdvice));
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {  // a syntax error, or a number too large for a double (1e400)
-    throw InputError(fmt::format("{}: model config is not valid JSON ({})", origin, e.what()));
-  }
+  const json j = parse_json_input(text, origin, "model config");
   if (!j.is_object()) throw InputError(fmt::format("{}: model config is not a JSON object", origin));
   const json type = j.contains("model_type") ? j["model_type"] : json("llama");
   const ModelFamily* family = type.is_string() ? find_model_family(type.get<std::string>()) : nullptr;
@@ -293,7 +289,7 @@ ModelConfig parse_model_config(std::string_view text, std::string_view origin, s
   read_family_switches(j, *family, origin, c);
   for (const char* key : {"hidden_act", "hidden_activation"})
     if (j.contains(key) && j[key] != "silu")
-      not_implemented(origin, fmt::format("'{}' is {}", key, j[key].dump()), "an MLP activation other than silu (SwiGLU)");
+      not_implemented(origin, fmt::format("'{}' is {}", key, quote_json(j[key])), "an MLP activation other than silu (SwiGLU)");
   if (c.heads % c.kv_heads != 0)
     throw InputError(fmt::format("{}: {} attention heads do not divide into {} key/value heads", origin, c.heads, c.kv_heads));
   if (!j.contains("head_dim") && c.hidden % c.heads != 0)
@@ -320,15 +316,12 @@ ModelConfig load_model_config(std::string_view name_or_path) {
     if (c.name.empty()) c.name = std::filesystem::path(name).lexically_normal().parent_path().filename().string();
     return c;
   }
-  std::ifstream in(name);
-  if (!in) throw InputError(fmt::format("{}: cannot read the model config (missing or unreadable)", name));
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(name, "model config");
   // A Hugging Face checkout names its file config.json: the model is its folder.
   const std::filesystem::path path(name);
   const auto stem = path.stem().string() == "config" && path.has_parent_path() ? path.parent_path().filename().string()
                                                                                : path.stem().string();
-  return parse_model_config(text.str(), name, stem);
+  return parse_model_config(text, name, stem);
 }
 
 std::vector<std::filesystem::path> checkpoint_files(std::string_view name_or_path) {

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "harness/errors.hpp"
+#include "harness/input_file.hpp"
 
 namespace rooftop::inference {
 namespace {
@@ -105,10 +106,9 @@ json read_header(std::ifstream& in, const fs::path& path, std::uint64_t length) 
   if (!in.read(text.data(), static_cast<std::streamsize>(length))) fail(path, "cannot read the JSON header");
   json header;
   try {
-    header = json::parse(text);
-  } catch (const json::exception& e) {
-    fail(path, fmt::format("header is not valid JSON ({}): the file is corrupt or not safetensors; {}", e.what(),
-                           kFetchAgain));
+    header = parse_json_input(text, "header", "safetensors header");
+  } catch (const InputError& e) {
+    fail(path, fmt::format("{}: the file is corrupt or not safetensors; {}", e.what(), kFetchAgain));
   }
   if (!header.is_object())
     fail(path, fmt::format("header is not a JSON object (it is {}): the file is corrupt or not safetensors; {}",
@@ -147,12 +147,12 @@ std::vector<std::int64_t> parse_shape(const json& shape, const fs::path& path, c
   for (const auto& d : shape) {
     // The parser stores non-negative integers as unsigned, negative ones as signed.
     if (d.is_number_integer() && !d.is_number_unsigned())
-      fail_tensor(path, name, fmt::format("shape {} has a negative dimension; {}", shape.dump(), kFetchAgain));
+      fail_tensor(path, name, fmt::format("shape {} has a negative dimension; {}", quote_json(shape), kFetchAgain));
     if (!d.is_number_unsigned())
-      fail_tensor(path, name, fmt::format("\"shape\" must be an array of integers, but is {}", shape.dump()));
+      fail_tensor(path, name, fmt::format("\"shape\" must be an array of integers, but is {}", quote_json(shape)));
     const auto v = d.get<std::uint64_t>();
     if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-      fail_tensor(path, name, fmt::format("shape {} has a dimension too large for 64 bits", shape.dump()));
+      fail_tensor(path, name, fmt::format("shape {} has a dimension too large for 64 bits", quote_json(shape)));
     dims.push_back(static_cast<std::int64_t>(v));
   }
   return dims;
@@ -195,7 +195,7 @@ TensorInfo parse_tensor(const std::string& name, const json& entry, const fs::pa
   const json& shape = required_field(entry, "shape", path, name);
   const json& offsets = required_field(entry, "data_offsets", path, name);
   if (!dtype.is_string())
-    fail_tensor(path, name, fmt::format("\"dtype\" must be a string, but is {}", dtype.dump()));
+    fail_tensor(path, name, fmt::format("\"dtype\" must be a string, but is {}", quote_json(dtype)));
   t.dtype = dtype.get<std::string>();
   const auto element_size = element_size_of(t.dtype);
   if (!element_size)

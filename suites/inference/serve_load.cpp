@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "harness/errors.hpp"
+#include "harness/input_file.hpp"
 #include "harness/random_fill.hpp"
 
 namespace rooftop::inference {
@@ -129,10 +131,7 @@ std::string serve_load_label(const ServeLoad& l) {
 }
 
 std::vector<LengthPair> read_lengths_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(fmt::format("lengths file '{}' cannot be read: give a file of 'PROMPT OUTPUT' pairs, one a line",
-                                 path.string()));
+  std::istringstream in(read_input_file(path, "lengths file ('PROMPT OUTPUT' pairs, one a line)"));
   std::vector<LengthPair> pairs;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -188,6 +187,10 @@ std::vector<ScheduledRequest> serve_schedule(const ServeLoad& load, std::int64_t
                                    "shorter window or a lower rate",
                                    serve_load_label(load), load.window_s, load.rate, kMaxScheduledRequests));
     t += -std::log(open_uniform(load.seed ^ kArrivals, i)) / load.rate;
+    if (!(t <= kMaxScheduleSeconds))
+      throw InputError(fmt::format("serve load {}: request {} would arrive {:.3g} s into the run, past the day a serve "
+                                   "point may span ({} requests at {:.3g}/s); choose a higher rate or fewer requests",
+                                   serve_load_label(load), i, t, load.requests, load.rate));
     ScheduledRequest r;
     r.arrival_s = t;
     r.warmup = n < warmup;
@@ -195,10 +198,14 @@ std::vector<ScheduledRequest> serve_schedule(const ServeLoad& load, std::int64_t
     const LengthPair lengths = !file.empty()           ? file[i % file.size()]
                                : fixed.prompt > 0 ? fixed
                                                   : chat_lengths(load.seed, i, max_positions);
-    if (lengths.prompt + lengths.output > max_positions)
+    if (lengths.prompt > max_positions - lengths.output)  // not prompt + output: both may be near 2^63
       throw InputError(fmt::format("serve load {}: request {} needs {} positions (prompt {} plus output {}); the model has {} "
                                    "(max_position_embeddings): choose shorter lengths",
-                                   serve_load_label(load), i, lengths.prompt + lengths.output, lengths.prompt, lengths.output,
+                                   serve_load_label(load), i,
+                                   lengths.prompt > std::numeric_limits<std::int64_t>::max() - lengths.output
+                                       ? std::string("more than 2^63")
+                                       : std::to_string(lengths.prompt + lengths.output),
+                                   lengths.prompt, lengths.output,
                                    max_positions));
     r.prompt = lengths.prompt;
     r.output = lengths.output;

@@ -20,6 +20,9 @@ inline constexpr double kDefaultWindowS = 10;
 inline constexpr std::uint64_t kDefaultScheduleSeed = 43;
 // A schedule longer than this is a typo (a window of hours at a high rate), refused.
 inline constexpr std::int64_t kMaxScheduledRequests = 200000;
+// A schedule whose arrivals span more than a day is refused at planning: a rate of 1e-300
+// would wait for ever (and overflowed the clock's sleep, spinning a core).
+inline constexpr double kMaxScheduleSeconds = 86400;
 
 struct ServeLoad {
   double rate = 0;             // requests a second (Poisson)
