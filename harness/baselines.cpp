@@ -8,6 +8,7 @@
 
 #include "harness/atomic_file.hpp"
 #include "harness/errors.hpp"
+#include "harness/file_lock.hpp"
 #include "harness/json_file.hpp"
 #include "harness/paths.hpp"
 #include "harness/statistics.hpp"
@@ -83,6 +84,11 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
     suite.results.push_back(r);
   }
   if (by_suite.empty()) throw InputError(origin + ": holds no results to promote");
+  // One writer at a time from reading the stored baselines to renaming the new ones over
+  // them: concurrent appends each keep their run.
+  std::error_code ec;
+  std::filesystem::create_directories(store, ec);
+  const FileLock lock(store / ".rooftop-store.lock", "the baseline store " + store.string());
   // Every suite's file is made (and every refusal said) before any is written: an update of
   // several suites replaces all of them or none.
   std::vector<FileContent> files;
