@@ -9,6 +9,7 @@
 #
 # usage: ci/gpu-nightly-check.sh BUNDLE.tar.gz [SECONDS] [INFERENCE_UNTIL]
 #   SECONDS: start no night after this long (default 500); INFERENCE_UNTIL: default 0 (none)
+#   NIGHTS (default 6) nights, INJECT_NIGHTS (default "4 6") of them with the 5% injected
 set -uo pipefail
 bundle=${1:?usage: gpu-nightly-check.sh BUNDLE.tar.gz [SECONDS]}
 budget=${2:-500}
@@ -23,10 +24,10 @@ export ROOFTOP_NIGHTLY_RUN_ARGS="--suite gemm --dtype bf16" ROOFTOP_NIGHTLY_CHAR
 export ROOFTOP_HISTORY=/tmp/rooftop-history/history.sqlite ROOFTOP_HOME=/tmp/rooftop-home
 slowed='gemm/cuda/bf16/(m4096_n4096_k4096|m1_n4096_k4096|m128_n14336_k4096|m16_n6144_k4096)$'
 start=$(date +%s)
-for night in 1 2 3 4 5 6; do
+for night in $(seq 1 "${NIGHTS:-6}"); do
   [ $(( $(date +%s) - start )) -lt "$budget" ] || break
   inject=()
-  case $night in 4|6) inject=(ROOFTOP_INJECT_SLOWDOWN=0.05 "ROOFTOP_INJECT_SLOWDOWN_MATCH=$slowed") ;; esac
+  case " ${INJECT_NIGHTS:-4 6} " in *" $night "*) inject=(ROOFTOP_INJECT_SLOWDOWN=0.05 "ROOFTOP_INJECT_SLOWDOWN_MATCH=$slowed") ;; esac
   t0=$(date +%s)
   env "${inject[@]}" bash "$root/ci/nightly.sh" nightly "/tmp/night$night" > "$out/nightly/night$night.log" 2>&1
   code=$?

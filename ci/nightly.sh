@@ -19,10 +19,10 @@
 # (e.g. "--suite gemm"); ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS: more `characterize` arguments
 # (e.g. "--quick"). Both split on spaces; the baselines must come from runs with the same.
 #
-# The rolling baseline (docs/ci.md): every night that did not FAIL is added to the accepted
+# The rolling baseline (docs/ci.md): every night that passed (exit 0, or 3 in the warm-up) is added to the accepted
 # history ($ROOFTOP_ACCEPTED_HISTORY, default the history's name with -accepted), and the gate
 # tests each night against the last ROOFTOP_NIGHTLY_NIGHTS (default 10) of them, each
-# benchmark's night-to-night spread learned from its own nights. A FAILed night stays out
+# benchmark's night-to-night spread learned from its own nights. A FAILed or amber night stays out
 # until it is accepted by hand (`rooftop history add --db ACCEPTED results-B.json`). Until 2
 # nights are accepted (the warm-up) the gate uses baselines/<this device> where one exists,
 # else exits 3. ROOFTOP_NIGHTLY_BASELINE=store gates against baselines/ only, as before.
@@ -117,13 +117,17 @@ print("^(" + "|".join(re.escape(n) for n in names) + ")$" if names else "")' "$o
       fi
       codes+=("$gate")
       echo "nightly: $backend: run exit $status, gate exit $gate"
-      # The rolling baseline takes every complete night that did not FAIL.
-      if [ "$baseline_mode" = history ] && [ "$gate" -ne 1 ] && [ "$status" -eq 0 ] && [ -f "$out/results-$backend.json" ]; then
+      # The rolling baseline takes every complete night that passed (or warmed up): a FAIL stays
+      # out, and so does an amber night (a slowdown above tau not yet confirmed: on a lent H200 a
+      # 5% night read q 0.0100, was taken in, and hid the same 5% two nights later).
+      if [ "$baseline_mode" = history ] && { [ "$gate" -eq 0 ] || [ "$gate" -eq 3 ]; } && [ "$status" -eq 0 ] \
+         && [ -f "$out/results-$backend.json" ]; then
         "$rooftop" history add "$out/results-$backend.json" --db "$accepted_db" \
           || echo "nightly: $backend: not added to the rolling baseline $accepted_db" >&2
-      elif [ "$baseline_mode" = history ] && [ "$gate" -eq 1 ]; then
-        echo "nightly: $backend: this night FAILed and stays out of the rolling baseline; if the change is intended," \
-             "accept it: rooftop history add --db $accepted_db $out/results-$backend.json"
+      elif [ "$baseline_mode" = history ] && { [ "$gate" -eq 1 ] || [ "$gate" -eq 6 ]; }; then
+        echo "nightly: $backend: this night $([ "$gate" -eq 1 ] && echo FAILed || echo "was amber (exit 6)") and stays" \
+             "out of the rolling baseline; if it is as it should be, accept it: rooftop history add --db $accepted_db" \
+             "$out/results-$backend.json"
       fi
       [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/gate-$backend.md" ] && cat "$out/gate-$backend.md" >> "$GITHUB_STEP_SUMMARY"
       [ -f "$out/results-$backend.json" ] && history_files+=("$out/results-$backend.json")
