@@ -88,7 +88,7 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
   // them: concurrent appends each keep their run.
   std::error_code ec;
   std::filesystem::create_directories(store, ec);
-  const FileLock lock(store / ".rooftop-store.lock", "the baseline store " + store.string());
+  const FileLock lock(store, "the baseline store " + store.string());
   // Every suite's file is made (and every refusal said) before any is written: an update of
   // several suites replaces all of them or none.
   std::vector<FileContent> files;

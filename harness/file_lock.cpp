@@ -14,9 +14,9 @@
 namespace rooftop {
 
 FileLock::FileLock(const std::filesystem::path& path, const std::string& what, std::chrono::seconds patience) {
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd_ < 0)
-    throw InputError(fmt::format("{}: cannot open the lock of {} ({}): is the folder writable?", path.string(), what,
+    throw InputError(fmt::format("{}: cannot open {} to lock it ({})", path.string(), what,
                                  std::strerror(errno)));
   const auto deadline = std::chrono::steady_clock::now() + patience;
   while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {

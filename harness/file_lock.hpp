@@ -1,7 +1,8 @@
 #pragma once
-// An exclusive advisory lock (flock) on a file, held for a read-modify-write that other
-// processes may run at once: two `baseline update --append` into one store each read the old
-// baseline and the second rename dropped the first run (8 at once kept 2 of 9 runs).
+// An exclusive advisory lock (flock) on a folder, held for a read-modify-write of its files
+// that other processes may run at once: two `baseline update --append` into one store each
+// read the old baseline and the second rename dropped the first run (8 at once kept 2 of 9
+// runs). The folder itself is locked, so no lock file joins the store's layout.
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -10,8 +11,8 @@ namespace rooftop {
 
 class FileLock {
  public:
-  // Creates `path` if needed and waits up to `patience` for the lock; then InputError naming
-  // the file and `what` holds it ("the baseline store").
+  // Waits up to `patience` for the lock of the folder `path`; then InputError naming it and
+  // `what` it is ("the baseline store").
   FileLock(const std::filesystem::path& path, const std::string& what,
            std::chrono::seconds patience = std::chrono::seconds(120));
   ~FileLock();

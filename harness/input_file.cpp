@@ -43,7 +43,8 @@ std::string quote(const Json& value, std::size_t limit) {
 std::string read_input_file(const fs::path& path, std::string_view what) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) throw InputError(fmt::format("{}: no such {} (missing or unreadable)", path.string(), what));
+  if (ec || !fs::exists(status))
+    throw InputError(fmt::format("{}: cannot open {}: no such file (or it cannot be read)", path.string(), what));
   if (fs::is_directory(status))
     throw InputError(fmt::format("{}: is a directory, not a {}: give the file's path", path.string(), what));
   // A pipe (`@<(cmd)`, /dev/stdin) is read up to the bound; a device never ends.

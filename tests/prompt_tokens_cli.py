@@ -51,7 +51,7 @@ for args, text in (
         (["--shape", f"{model}:decode:1x4", "--prompt", "1,2,3,4"], "decode point starts from a cache of random keys"),
         (["--shape", f"{model}:prefill:1x2", "--prompt", "1,256"], "token 256 (position 1) is not below"),
         (["--shape", f"{model}:prefill:1x2", "--prompt", "1,x"], "'x' is not a token id"),
-        (["--shape", f"{model}:prefill:1x2", "--prompt", "@" + os.path.join(work, "none.txt")], "cannot read the file"),
+        (["--shape", f"{model}:prefill:1x2", "--prompt", "@" + os.path.join(work, "none.txt")], "cannot open prompt file"),
         (["--prompt", "1,2"], "--prompt gives the tokens of the --shape points")):
     got = run(rooftop, "run", "--suite", "inference", "--backend", backend, *args)
     expect(2, text, got, absent=" ok")

@@ -133,7 +133,7 @@ TEST_CASE("serve lengths: chat-like medians inside the model's positions, a file
   CHECK((s[3].prompt == 12 && s[3].output == 3));  // pairs taken in turn
   const auto bad = temp_file("bad-lengths.txt", "12 3\n40 x\n");
   CHECK_THROWS_WITH(read_lengths_file(bad), Catch::Contains("line 2"));
-  CHECK_THROWS_WITH(read_lengths_file(good.string() + ".absent"), Catch::Contains("cannot be read"));
+  CHECK_THROWS_WITH(read_lengths_file(good.string() + ".absent"), Catch::Contains("cannot open lengths file"));
   CHECK_THROWS_WITH(serve_schedule(parse_serve_load("10x5:fixed=4000/200"), 4096), Catch::Contains("max_position_embeddings"));
   std::filesystem::remove(good);
   std::filesystem::remove(bad);
