@@ -10,6 +10,7 @@
 
 #include "harness/atomic_file.hpp"
 #include "harness/errors.hpp"
+#include "harness/input_file.hpp"
 #include "harness/json_file.hpp"
 #include "harness/results.hpp"
 #include "harness/version.hpp"
@@ -159,7 +160,7 @@ DeviceProfile profile_from_json(const json& j, const std::string& origin) {
   const auto& version = member(j, "version", origin, "");
   if (!version.is_number_integer() || version.get<int>() != kProfileVersion)
     throw InputError(fmt::format("{}: device profile version {} is not supported (this rooftop reads version {}); "
-                                 "re-run `rooftop characterize`", origin, version.dump(), kProfileVersion));
+                                 "re-run `rooftop characterize`", origin, quote_json(version), kProfileVersion));
   DeviceProfile p;
   p.backend = text(j, "backend", origin, "");
   p.fingerprint = text(j, "fingerprint", origin, "");

@@ -14,9 +14,10 @@ struct TooDeep {};
 
 template <class Json>
 Json parse_bounded(std::string_view text, std::string_view origin, std::string_view what) {
-  // The callback sees each value's depth as it opens; the parser itself keeps no recursion.
+  // The callback sees each value's depth as it opens, the outermost at 0; the parser itself
+  // keeps no recursion.
   const typename Json::parser_callback_t bound = [](int depth, nlohmann::json::parse_event_t, Json&) {
-    if (depth > kMaxJsonDepth) throw TooDeep{};
+    if (depth >= kMaxJsonDepth) throw TooDeep{};
     return true;
   };
   try {
@@ -29,11 +30,41 @@ Json parse_bounded(std::string_view text, std::string_view origin, std::string_v
   }
 }
 
-// The first `limit` characters of the compact text of a value whose depth is bounded (every
-// value comes from parse_bounded), with "..." where it was cut.
+// A scalar's compact text; a long string cut first, so that its length bounds the work.
+// ASCII only (non-ASCII escaped): a cut never splits a character.
+template <class Json>
+std::string scalar_text(const Json& value, std::size_t limit) {
+  const auto dump = [](const Json& v) { return v.dump(-1, ' ', true, Json::error_handler_t::replace); };
+  if (value.is_string() && value.template get_ref<const std::string&>().size() > limit)
+    return dump(Json(value.template get_ref<const std::string&>().substr(0, limit + 1)));
+  return dump(value);
+}
+
+// Appends the compact text of `value` until `out` passes `limit`: only what is shown is
+// visited (dumping a 1 GiB value whole, to show 40 characters of it, is not).
+template <class Json>
+void append_quoted(const Json& value, std::string& out, std::size_t limit) {
+  if (!value.is_structured()) {
+    out += scalar_text(value, limit);
+    return;
+  }
+  out += value.is_array() ? '[' : '{';
+  bool first = true;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (out.size() > limit) return;  // cut by quote(); the rest is never visited
+    if (!first) out += ',';
+    first = false;
+    if (value.is_object()) out += scalar_text(Json(it.key()), limit) + ':';
+    append_quoted(*it, out, limit);  // at most `limit` levels: each adds a bracket
+  }
+  out += value.is_array() ? ']' : '}';
+}
+
+// The first `limit` characters of the compact text of a value, with "..." where it was cut.
 template <class Json>
 std::string quote(const Json& value, std::size_t limit) {
-  std::string text = value.dump();
+  std::string text;
+  append_quoted(value, text, limit);
   if (text.size() > limit) text = text.substr(0, limit) + "...";
   return text;
 }

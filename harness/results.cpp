@@ -17,6 +17,7 @@
 #include "harness/atomic_file.hpp"
 #include "harness/derived.hpp"
 #include "harness/errors.hpp"
+#include "harness/input_file.hpp"
 #include "harness/printable_text.hpp"
 #include "harness/json_file.hpp"
 #include "harness/statistics.hpp"
@@ -307,7 +308,7 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     throw InputError(origin + ": not a rooftop results file (no 'schema' field)");
   if (!j["schema"].is_number_integer() || j["schema"].get<int>() != kResultsSchemaVersion)
     throw InputError(fmt::format("{}: results schema {} is not supported (this rooftop reads schema {})",
-                                 origin, j["schema"].dump(), kResultsSchemaVersion));
+                                 origin, quote_json(j["schema"]), kResultsSchemaVersion));
   RunResults run;
   auto& m = run.meta;
   const auto& rooftop = need(j, "rooftop", origin, "");

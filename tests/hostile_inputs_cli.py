@@ -59,4 +59,18 @@ expect(2, "choose a context of at most", inference("tiny:decode:1x92233720368547
 with open(path("lengths.txt"), "w") as f:
     f.write("9223372036854775807 1\n")
 expect(2, "more than 2^63 positions", inference(f"tiny:serve:40x2:window=0:file={path('lengths.txt')}"))
+# A wrong value is quoted cut short however large: a 100,000-element array in a config field
+# and as a results file's schema (quoted whole before: a message of 200 KB).
+with open(path("model/config.json"), "w") as f:
+    f.write('{"hidden_size": [' + ",".join(["0"] * 100000) + "]}")
+got = r("run", "--suite", "inference", "--dtype", "fp32", "--shape", f"{model}:prefill:1x8")
+expect(2, "field 'hidden_size' is [0,0,0", got)
+run_json["schema"] = list(range(100000))
+with open(path("wide-schema.json"), "w") as f:
+    json.dump(run_json, f)
+got_schema = r("report", path("wide-schema.json"), "--out", path("wide.html"))
+expect(2, "results schema [0,1,2,3", got_schema)
+for said in (got[1], got_schema[1]):
+    if len(said) > 2000:
+        sys.exit(f"a quoted value was not cut short: {len(said)} characters said")
 print("every hostile input refused with exit 2")

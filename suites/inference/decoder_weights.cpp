@@ -209,7 +209,7 @@ class Checkpoint {
       throw InputError(fmt::format("{}: has no \"weight_map\" object: download the checkpoint again", index.string()));
     for (const auto& [name, shard] : j["weight_map"].items()) {
       const auto it = owner_.find(name);
-      const std::string listed = shard.is_string() ? shard.get<std::string>() : shard.dump();
+      const std::string listed = shard.is_string() ? shard.get<std::string>() : quote_json(shard);
       if (it == owner_.end())
         throw InputError(fmt::format("{}: lists tensor '{}' in {}, but no .safetensors file of the folder holds it: a "
                                      "shard is missing; download the checkpoint again", index.string(), name, listed));

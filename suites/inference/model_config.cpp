@@ -31,7 +31,7 @@ std::int64_t positive(const json& j, const char* key, std::string_view origin, s
   const auto& v = j[key];
   if (!v.is_number_integer() || v.get<std::int64_t>() <= 0 || v.get<std::int64_t>() > max)
     throw InputError(fmt::format("{}: model config field '{}' is {}, not a positive integer up to {}", origin, key,
-                                 v.dump(), max));
+                                 quote_json(v), max));
   return v.get<std::int64_t>();
 }
 
@@ -121,7 +121,7 @@ void read_family_switches(const json& j, const ModelFamily& f, std::string_view 
   if (!any) return;
   if (window <= 0)
     throw InputError(fmt::format("{}: model config's layer_types has sliding_attention layers but 'sliding_window' is {}: "
-                                 "give the window's length", origin, j.value("sliding_window", json()).dump()));
+                                 "give the window's length", origin, quote_json(j.value("sliding_window", json()))));
   c.layer_window.assign(sliding.size(), 0);
   for (std::size_t l = 0; l < sliding.size(); ++l)
     if (sliding[l]) c.layer_window[l] = window;
@@ -162,7 +162,7 @@ void read_rope_scaling(const json& v, const char* key, std::string_view origin, 
     const json& x = member(v, field);
     if (x.is_null())
       throw InputError(fmt::format("{}: model config field '{}' of type {} has no '{}': give the model's own ({})", origin,
-                                   key, type.dump(), field, usual));
+                                   key, quote_json(type), field, usual));
     return positive_number(x, field, origin, max, usual);
   };
   RopeScaling s;
@@ -265,7 +265,7 @@ ModelConfig parse_model_config(std::string_view text, std::string_view origin, s
     for (const auto& f : model_families()) known.push_back(f.model_type);
     throw InputError(fmt::format("{}: model config field 'model_type' is {}: rooftop's decoders compute the families {} "
                                  "(docs/inference.md says what a config may contain)",
-                                 origin, type.dump(), fmt::join(known, ", ")));
+                                 origin, quote_json(type), fmt::join(known, ", ")));
   }
   ModelConfig c;
   c.name = std::move(name);

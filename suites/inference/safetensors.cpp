@@ -165,7 +165,7 @@ std::pair<std::uint64_t, std::uint64_t> parse_offsets(const json& offsets, const
   if (!two_unsigned)
     fail_tensor(path, name,
                 fmt::format("\"data_offsets\" must be [begin, end], two non-negative integers, but is {}; {}",
-                            offsets.dump(), kFetchAgain));
+                            quote_json(offsets), kFetchAgain));
   const auto begin = offsets[0].get<std::uint64_t>(), end = offsets[1].get<std::uint64_t>();
   if (begin > end)
     fail_tensor(path, name, fmt::format("data_offsets [{}, {}] have begin after end; {}", begin, end, kFetchAgain));
