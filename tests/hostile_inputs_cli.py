@@ -54,11 +54,18 @@ inference = lambda shape: r("run", "--suite", "inference", "--dtype", "fp32", "-
 expect(2, "past the day a serve point may span", inference("tiny:serve:1e-300x2:fixed=16/6:window=0"))
 expect(2, "more than 2^63 positions", inference("tiny:serve:40x2:fixed=4611686018427387904/4611686018427387904:window=0"))
 expect(2, "more than 2^63 positions", inference("tiny:serve:40x2:fixed=9223372036854775807/1:window=0"))
-expect(2, "needs 9223372036854775807 positions", inference("tiny:generate:1x1x9223372036854775807"))
+expect(2, "needs more than 2^63 positions (prompt 1 plus output 9223372036854775807)",
+       inference("tiny:generate:1x1x9223372036854775807"))
 expect(2, "choose a context of at most", inference("tiny:decode:1x9223372036854775807"))
 with open(path("lengths.txt"), "w") as f:
     f.write("9223372036854775807 1\n")
 expect(2, "more than 2^63 positions", inference(f"tiny:serve:40x2:window=0:file={path('lengths.txt')}"))
+# Products of sizes, in the memory a point needs (a batch of 2^62 times 2 positions wrapped
+# to a negative size: a point error, exit 1), and a cache of 2^63-1 positions (wrapped when
+# rounded to blocks: silently replaced by the default cache, exit 0).
+expect(2, "needs", inference("tiny:prefill:4611686018427387904x2"))
+expect(2, "needs", inference("tiny:serve:40x2:fixed=16/6:window=0:cache=9223372036854775807"))
+expect(2, "needs", inference("tiny:serve:40x2:fixed=16/6:window=0:batch=4611686018427387904:budget=4611686018427387904"))
 # A wrong value is quoted cut short however large: a 100,000-element array in a config field
 # and as a results file's schema (quoted whole before: a message of 200 KB).
 with open(path("model/config.json"), "w") as f:

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 
 #include "harness/errors.hpp"
@@ -157,6 +158,8 @@ TEST_CASE("the block pool: reservations never overcommit, take never fails insid
   CHECK(pool.available() == 6);  // 9 free, 3 still reserved
   CHECK(blocks_for(17, 16) == 2);
   CHECK(blocks_for(16, 16) == 1);
+  // cache=2^63-1 positions: rounded up without wrapping (it became negative and was ignored).
+  CHECK(blocks_for(std::numeric_limits<std::int64_t>::max(), 16) == std::int64_t{1} << 59);
 }
 
 TEST_CASE("the scheduler: decode first, chunked prefill inside the token budget, the queue waits for cache blocks",

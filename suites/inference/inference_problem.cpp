@@ -6,13 +6,13 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <limits>
 #include <string_view>
 #include <vector>
 
 #include <cstdlib>
 
 #include "devices/backend_traits.hpp"
+#include "harness/checked_count.hpp"
 #include "harness/errors.hpp"
 #include "suites/collectives/collective.hpp"
 #include "suites/inference/decoder_weights.hpp"
@@ -302,11 +302,7 @@ std::int64_t positions_needed(const InferenceShape& s) {
     return most;
   }
   // Saturated, not wrapped: a sum past int64 is more positions than any model has.
-  const auto sum = [](std::int64_t a, std::int64_t b) {
-    std::int64_t r = 0;
-    return __builtin_add_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
-  };
-  return s.scenario == Scenario::decode ? sum(s.context, kDecodeSteps) : sum(s.prompt, s.generate);
+  return s.scenario == Scenario::decode ? saturating_add(s.context, kDecodeSteps) : saturating_add(s.prompt, s.generate);
 }
 
 namespace {
@@ -397,16 +393,18 @@ double host_copy_bytes(const ModelConfig& model, Dtype dtype, HostCopy host) {
 double rank_memory_bytes(const ModelConfig& model, const InferenceShape& s, Dtype dtype, int tp, HostCopy host) {
   const ModelConfig m = tp > 1 ? rank_config(model, tensor_parallel_slice(model, tp, 0)) : model;
   const std::int64_t positions = positions_needed(s);
-  const double cache =
-      static_cast<double>(s.batch * positions) * m.kv_bytes_per_token_layer(activation_bytes(dtype)) * static_cast<double>(m.layers);
-  const double activations = static_cast<double>(s.batch * std::max<std::int64_t>(s.prompt, 1)) *
+  // Products of the shape's counts in doubles: a batch of 2^62 times 2 positions wrapped
+  // int64 to a negative size, which passed the memory check.
+  const double cache = static_cast<double>(s.batch) * static_cast<double>(positions) *
+                       m.kv_bytes_per_token_layer(activation_bytes(dtype)) * static_cast<double>(m.layers);
+  const double activations = static_cast<double>(s.batch) * static_cast<double>(std::max<std::int64_t>(s.prompt, 1)) *
                              static_cast<double>(m.qkv_width() + 2 * m.intermediate + 4 * m.hidden) * 4.0;
   // A tied embedding is the LM head, except for fp8 (an e4m3 copy) and a tensor-parallel
   // rank (its vocabulary's rows copied).
   const double embedding =
       model.tied_embeddings && dtype != Dtype::fp8 && tp == 1 ? 0.0 : static_cast<double>(model.hidden * model.vocab);
   return m.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) + cache + activations +
-         static_cast<double>(s.batch * m.vocab) * 4.0 + host_copy_bytes(model, dtype, host);
+         static_cast<double>(s.batch) * static_cast<double>(m.vocab) * 4.0 + host_copy_bytes(model, dtype, host);
 }
 
 std::vector<ScenarioInstance::StageWork> all_reduce_stage_work(const ModelConfig& m, std::int64_t rows, int tp,
@@ -449,10 +447,12 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
   const std::int64_t positions = positions_needed(s);
   if (positions > m.max_positions)
     throw InputError(fmt::format(
-        "{} needs {} positions{}; {} has {} (max_position_embeddings): choose a {} of at most {}", s.model, positions,
-        s.scenario == Scenario::decode ? fmt::format(" (context {} and the {} decode steps a repetition times)", s.context,
-                                                     kDecodeSteps)
-                                       : "",
+        "{} needs {} positions{}; {} has {} (max_position_embeddings): choose a {} of at most {}", s.model,
+        positions == kSaturatedCount ? "more than 2^63" : std::to_string(positions),  // the sum saturated
+        s.scenario == Scenario::decode     ? fmt::format(" (context {} and the {} decode steps a repetition times)", s.context,
+                                                         kDecodeSteps)
+        : s.scenario == Scenario::generate ? fmt::format(" (prompt {} plus output {})", s.prompt, s.generate)
+                                           : "",
         m.name, m.max_positions, s.scenario == Scenario::decode ? "context" : "prompt plus output",
         s.scenario == Scenario::decode ? m.max_positions - kDecodeSteps : m.max_positions));
   check_tensor_parallel(m, s, dtype, backend, ranks,

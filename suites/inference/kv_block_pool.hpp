@@ -32,6 +32,10 @@ class BlockPool {
 };
 
 // Blocks that `positions` positions need at `page` positions a block.
-inline std::int64_t blocks_for(std::int64_t positions, std::int64_t page) { return (positions + page - 1) / page; }
+// Rounded up without forming positions + page - 1: cache=9223372036854775807 wrapped to a
+// negative count, and the cache asked for was silently replaced by the default.
+inline std::int64_t blocks_for(std::int64_t positions, std::int64_t page) {
+  return positions / page + (positions % page != 0 ? 1 : 0);
+}
 
 }  // namespace rooftop::inference

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "harness/checked_count.hpp"
 #include "harness/errors.hpp"
 #include "suites/inference/decoder_weights.hpp"
 #include "suites/inference/inference_problem.hpp"
@@ -42,7 +43,7 @@ std::int64_t serve_cache_blocks(const ServeLoad& load, const std::vector<Schedul
     footprint += static_cast<double>(blocks);
   }
   const auto mean = static_cast<std::int64_t>(std::ceil(footprint / static_cast<double>(schedule.size())));
-  const std::int64_t wanted = load.cache ? blocks_for(load.cache, page) : load.batch * mean;
+  const std::int64_t wanted = load.cache ? blocks_for(load.cache, page) : saturating_mul(load.batch, mean);
   return std::max(largest, wanted);
 }
 
@@ -81,13 +82,14 @@ Problem make_serve_problem(const InferenceShape& s, Dtype dtype, std::string_vie
               // One timed iteration is one output token of the measured requests.
               {"tokens_per_iteration", 1}};
   p.work = serve_work_per_token(m, schedule, dtype);
-  const double cache = static_cast<double>(blocks * kServePage) * m.kv_bytes_per_token_layer(activation_bytes(dtype)) *
-                       static_cast<double>(m.layers);
+  // In doubles: cache=2^63-1 and batch=2^62 are refused by this size, not wrapped past it.
+  const double cache = static_cast<double>(blocks) * static_cast<double>(kServePage) *
+                       m.kv_bytes_per_token_layer(activation_bytes(dtype)) * static_cast<double>(m.layers);
   const double rows = static_cast<double>(l.budget);
   const double activations = rows * static_cast<double>(m.qkv_width() + 2 * m.intermediate + 4 * m.hidden) * 4.0;
   const double embedding = m.tied_embeddings && dtype != Dtype::fp8 ? 0.0 : static_cast<double>(m.hidden * m.vocab);
   p.memory_bytes = m.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) + cache + activations +
-                   static_cast<double>(l.batch * m.vocab) * 4.0;
+                   static_cast<double>(l.batch) * static_cast<double>(m.vocab) * 4.0;
   attach_shape(p, InferencePoint{s, {}});
   return p;
 }
