@@ -66,6 +66,11 @@ expect(2, "more than 2^63 positions", inference(f"tiny:serve:40x2:window=0:file=
 expect(2, "needs", inference("tiny:prefill:4611686018427387904x2"))
 expect(2, "needs", inference("tiny:serve:40x2:fixed=16/6:window=0:cache=9223372036854775807"))
 expect(2, "needs", inference("tiny:serve:40x2:fixed=16/6:window=0:batch=4611686018427387904:budget=4611686018427387904"))
+# --sweep-rate may serve the rate halved 5 times: that schedule must fit the day too (it
+# passed planning and failed the point hours in).
+expect(2, "--sweep-rate may serve tiny:serve at 6.25e-06 requests/s", r("run", "--suite", "inference", "--dtype", "fp32",
+       "--shape", "tiny:serve:0.0002x2:fixed=16/6:window=0", "--sweep-rate"))
+
 # A wrong value is quoted cut short however large: a 100,000-element array in a config field
 # and as a results file's schema (quoted whole before: a message of 200 KB).
 with open(path("model/config.json"), "w") as f:

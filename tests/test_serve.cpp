@@ -8,17 +8,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <thread>
 
 #include "harness/errors.hpp"
+#include "harness/measurement_loops.hpp"
 #include "suites/inference/cpu_decoder.hpp"
 #include "suites/inference/decoder_weights.hpp"
 #include "suites/inference/inference_problem.hpp"
 #include "suites/inference/kv_block_pool.hpp"
+#include "suites/inference/serve_engine.hpp"
 #include "suites/inference/serve_instance.hpp"
 #include "suites/inference/serve_metrics.hpp"
 #include "suites/inference/serve_scheduler.hpp"
@@ -160,6 +164,44 @@ TEST_CASE("the block pool: reservations never overcommit, take never fails insid
   CHECK(blocks_for(16, 16) == 1);
   // cache=2^63-1 positions: rounded up without wrapping (it became negative and was ignored).
   CHECK(blocks_for(std::numeric_limits<std::int64_t>::max(), 16) == std::int64_t{1} << 59);
+}
+
+TEST_CASE("a wait for an arrival far away is slept in slices: one interrupt ends it, even at 1e300 s", "[inference][serve]") {
+  using namespace std::chrono_literals;
+  const auto config = load_model_config("tiny");
+  const auto w = random_decoder_weights(config, Dtype::fp32, 5);
+  SchedulerConfig sc;
+  sc.token_budget = 16;
+  sc.max_sequences = 2;
+  sc.page = 4;
+  sc.blocks = 8;
+  CpuDecoder paged(w, CpuDecoder::PagedCache{sc.blocks, sc.page}, 16);
+  // An hour away (before: seen only when the repetition ended) and 1e300 s away (before: the
+  // clock overflowed, the sleep returned at once and the engine spun for ever).
+  for (const double arrival : {3600.0, 1e300}) {
+    INFO(arrival);
+    const std::vector<ScheduledRequest> schedule{{arrival, 4, 2, false}};
+    const auto prompts = serve_prompts(schedule, config.vocab, 1);
+    const auto started = std::chrono::steady_clock::now();
+    std::thread ctrl_c([] {
+      std::this_thread::sleep_for(200ms);
+      g_interrupted.store(true);
+    });
+    CHECK_THROWS_AS(run_serve(paged, sc, schedule, prompts, true, false), Interrupted);
+    ctrl_c.join();
+    g_interrupted.store(false);
+    CHECK(std::chrono::steady_clock::now() - started < 2s);
+  }
+}
+
+TEST_CASE("the rate search's lowest rate: the shape's halved kSweepRuns - 1 times, as --sweep-rate goes", "[inference][serve]") {
+  std::vector<double> tried;
+  search_rate(8.0, kSweepRuns, [&](double rate) {
+    tried.push_back(rate);
+    return false;
+  });
+  CHECK(*std::min_element(tried.begin(), tried.end()) == lowest_swept_rate(8.0));
+  CHECK(lowest_swept_rate(8.0) == 0.25);
 }
 
 TEST_CASE("the scheduler: decode first, chunked prefill inside the token budget, the queue waits for cache blocks",

@@ -1,12 +1,37 @@
 #include "suites/inference/serve_engine.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
 
+#include "harness/errors.hpp"
+#include "harness/measurement_loops.hpp"
 #include "harness/random_fill.hpp"
 
 namespace rooftop::inference {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits are slept in slices of at most this: a Ctrl-C is seen within one.
+constexpr double kWaitSliceS = 0.1;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Sleeps until `arrival_s` after t0, in slices: one Ctrl-C ends a wait of hours (it was
+// seen only when the repetition ended), and no arrival is ever added to the clock's time
+// point (1e300 s overflowed it: the sleep returned at once and the engine spun a core).
+void wait_for_arrival(Clock::time_point t0, double arrival_s) {
+  for (;;) {
+    if (g_interrupted.load()) throw Interrupted("interrupted (Ctrl-C) while waiting for the next request's arrival");
+    const double left = arrival_s - seconds_since(t0);
+    if (!(left > 0)) return;
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, kWaitSliceS)));
+  }
+}
+
+}  // namespace
 
 std::vector<std::vector<std::int32_t>> serve_prompts(const std::vector<ScheduledRequest>& schedule, std::int64_t vocab,
                                                      std::uint64_t seed) {
@@ -21,7 +46,6 @@ std::vector<std::vector<std::int32_t>> serve_prompts(const std::vector<Scheduled
 
 ServeRun run_serve(PagedDecoder& decoder, const SchedulerConfig& config, const std::vector<ScheduledRequest>& schedule,
                    const std::vector<std::vector<std::int32_t>>& prompts, bool real_time, bool keep_tokens) {
-  using Clock = std::chrono::steady_clock;
   ServeScheduler scheduler(config);
   ServeRun run;
   const std::size_t n = schedule.size();
@@ -34,14 +58,14 @@ ServeRun run_serve(PagedDecoder& decoder, const SchedulerConfig& config, const s
   std::vector<std::int32_t> next(static_cast<std::size_t>(config.max_sequences));
   std::size_t arrived = 0, finished = 0;
   const auto t0 = Clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  const auto elapsed = [&] { return seconds_since(t0); };
   while (finished < n) {
     const double now = elapsed();
     for (; arrived < n && (!real_time || schedule[arrived].arrival_s <= now); ++arrived)
       scheduler.arrive(static_cast<std::int64_t>(arrived), prompts[arrived], schedule[arrived].output);
     if (scheduler.idle()) {  // nothing to run until the next arrival
-      std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
-                                              std::chrono::duration<double>(schedule[arrived].arrival_s)));
+      if (arrived == n) throw std::logic_error("the scheduler is idle with requests unfinished and none to come");
+      wait_for_arrival(t0, schedule[arrived].arrival_s);
       continue;
     }
     const auto plan = scheduler.plan();

@@ -76,6 +76,9 @@ struct RateSearch {
 };
 inline constexpr int kSweepRuns = 6;
 RateSearch search_rate(double bound, int runs, const std::function<bool(double)>& meets);
+// The lowest rate search_rate(bound, kSweepRuns, ...) may serve: every run missed, bound
+// halved kSweepRuns - 1 times.
+inline constexpr double lowest_swept_rate(double bound) { return bound / (1 << (kSweepRuns - 1)); }
 
 // The decode-only steps of the window by batch size: how many, their median forward time and
 // the mean cache positions a sequence read (what the step's bytes depend on), for the

@@ -11,6 +11,7 @@
 #include "suites/inference/decoder_weights.hpp"
 #include "suites/inference/inference_problem.hpp"
 #include "suites/inference/kv_block_pool.hpp"
+#include "suites/inference/serve_metrics.hpp"
 
 namespace rooftop::inference {
 namespace {
@@ -53,6 +54,18 @@ Problem make_serve_problem(const InferenceShape& s, Dtype dtype, std::string_vie
     throw InputError(fmt::format("--prompt gives a prefill or generate point its tokens; a serve point's requests have seeded "
                                  "prompts of the load's lengths: leave --prompt out for {}:serve", s.model));
   const auto schedule = serve_schedule(s.serve, m.max_positions);  // InputError: a file, a length too long
+  if (s.sweep_rate) {
+    // The search may serve a rate 32 times lower: its schedule, up to 32 times longer, must
+    // be one a run may serve too, or the point fails hours in.
+    ServeLoad lowest = s.serve;
+    lowest.rate = lowest_swept_rate(s.serve.rate);
+    try {
+      serve_schedule(lowest, m.max_positions);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("--sweep-rate may serve {}:serve at {:g} requests/s (its rate halved {} times): {}", s.model,
+                                   lowest.rate, kSweepRuns - 1, e.what()));
+    }
+  }
   validate_checkpoint(m, checkpoint_files(s.model));
   std::int64_t measured = 0;
   double prompt_tokens = 0, output_tokens = 0;
