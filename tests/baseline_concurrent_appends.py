@@ -37,6 +37,10 @@ created = sorted(r["created"] for r in runs)
 print(f"{len(appends)} concurrent appends: {len(runs)} runs in the baseline")
 if len(runs) != 9 or len(set(created)) != 9:
     problems.append(f"expected the 9 runs, found {len(runs)}: {created}")
+# The lock is the store folder's own: nothing is left beside the baselines.
+left = [f for f in os.listdir(store) if f.startswith(".")]
+if left:
+    problems.append(f"files left in the store's folder: {left}")
 for p in problems:
     print("FAILED:", p)
 sys.exit(1 if problems else 0)
