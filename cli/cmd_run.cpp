@@ -20,6 +20,7 @@
 #include "harness/datasheets.hpp"
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
+#include "harness/paths.hpp"
 #include "harness/process_group.hpp"
 #include "harness/profile_writeback.hpp"
 #include "harness/registry.hpp"
@@ -171,7 +172,10 @@ int execute_run(RunFlags& f) {
     // unwritable --out is said at once.
     if (writer) {
       const auto outputs = run_outputs(o);
-      check_outputs(outputs, {{"--profile", f.profile}, {"the tuning file", tuning_cache_path(backend.fingerprint())}});
+      // The profile the run reads, the default one too: --out onto it replaced the profile.
+      const NamedFile profile = f.profile.empty() ? NamedFile{"the device profile", default_profile_path(backend.fingerprint())}
+                                                  : NamedFile{"--profile", f.profile};
+      check_outputs(outputs, {profile, {"the tuning file", tuning_cache_path(backend.fingerprint())}});
       make_parent_folders(outputs);  // Google Benchmark opens --benchmark_out as it is; ours make theirs
     }
     planned = plan_points(o, backend.available_memory_bytes(), transport ? transport->ranks() : 1);

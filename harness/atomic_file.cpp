@@ -189,7 +189,8 @@ bool inside_folder(const std::filesystem::path& file, const std::filesystem::pat
 }
 
 // Whether two paths name one file: the same inode where both exist, else the same path
-// once "..", "." and links are resolved.
+// once made absolute and "..", "." and links resolved (weakly_canonical leaves a relative
+// path of no existing folder relative: o.json and ./o.json compared unequal).
 bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
   std::error_code ea, eb;
   if (std::filesystem::exists(a, ea) && std::filesystem::exists(b, eb)) {
@@ -197,7 +198,8 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
     const bool same = std::filesystem::equivalent(a, b, ec);
     return !ec && same;
   }
-  const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
   return !ea && !eb && ca == cb;
 }
 }  // namespace

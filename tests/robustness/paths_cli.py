@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Issue 52, paths that name the wrong thing: each refused with exit 2 and the path named.
+
+n7  an output onto the device profile the run reads by default (it replaced the profile), and
+    --trace o.json with --out ./o.json (one spelling relative, one not: the trace was lost).
+
+usage: paths_cli.py ROOFTOP SOURCE_DIR WORK_DIR CASE
+"""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import cli_checks  # noqa: E402
+from cli_checks import expect  # noqa: E402
+
+rooftop, source, work, case = sys.argv[1:5]
+work = cli_checks.fresh_dir(os.path.join(work, case))
+home = os.path.join(work, "home")
+os.environ["ROOFTOP_HOME"] = home
+os.environ.pop("ROOFTOP_BASELINES", None)
+results = os.path.join(source, "docs", "results", "cpu-quick-gemm.json")
+run = cli_checks.runner(rooftop)
+
+
+def fail(why):
+    sys.exit(f"FAIL: {why}")
+
+
+def n7():
+    code, out = run("info")
+    match = re.search(r"fingerprint: (\S+)", out)
+    if code != 0 or not match:
+        fail(f"rooftop info gives no fingerprint: exit {code}\n{out}")
+    profile = os.path.join(home, "profiles", match.group(1) + ".json")
+    os.makedirs(os.path.dirname(profile))
+    # A profile of this machine (another's ceilings, its fingerprint): the run reads it.
+    kept = json.load(open(os.path.join(source, "docs", "results", "cpu-profile.json")))
+    kept["fingerprint"] = match.group(1)
+    json.dump(kept, open(profile, "w"))
+    before = open(profile).read()
+    expect(2, "is the same file as the device profile", run("run", "--suite", "gemm", "--shape", "64x64x64", "--dtype",
+                                                            "fp32", "--out", profile))
+    if open(profile).read() != before:
+        fail("the device profile was written over")
+    # Two outputs, neither there yet, spelt differently: refused before anything is read.
+    os.chdir(work)
+    expect(2, "are the same file", run("run", "--suite", "inference", "--shape", "tiny:prefill:1x8", "--dtype", "fp32",
+                                       "--stages", "--trace", "o.json", "--out", "./o.json"))
+    if os.path.exists("o.json"):
+        fail("o.json was written for a refused run")
+
+
+{"n7": n7}[case]()
+print(f"paths {case}: ok")
