@@ -45,6 +45,7 @@ namespace {
 // The baseline files for `run`: the one named, or its suites' files in a store directory.
 std::vector<fs::path> baseline_files(const fs::path& where, const RunResults& run) {
   if (where.extension() == ".json") return {where};
+  check_store_folder(where);
   std::set<std::string> suites;  // a store directory, perhaps not made yet
   for (const auto& r : run.results) suites.insert(r.problem.family);
   std::vector<fs::path> files;

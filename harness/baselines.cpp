@@ -28,6 +28,17 @@ bool exists_in_store(const std::filesystem::path& path) {
   return found;
 }
 
+void check_store_folder(const std::filesystem::path& store) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(store, ec);  // a store that is a link to a folder is taken
+  if (st.type() == std::filesystem::file_type::not_found) return;
+  if (ec) throw InputError(fmt::format("baseline store {}: {}; mend the path (a symbolic-link loop?)", store.string(), ec.message()));
+  if (!std::filesystem::is_directory(st))
+    throw InputError(fmt::format("baseline store {} is not a folder: a store is a folder of <device-fingerprint>/<suite>.json; "
+                                 "give its folder (--baselines, --baseline or $ROOFTOP_BASELINES)",
+                                 store.string()));
+}
+
 std::filesystem::path default_baseline_store() {
   if (const char* s = std::getenv("ROOFTOP_BASELINES"); s && *s) return s;
   return "baselines";
@@ -86,6 +97,7 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
   if (by_suite.empty()) throw InputError(origin + ": holds no results to promote");
   // One writer at a time from reading the stored baselines to renaming the new ones over
   // them: concurrent appends each keep their run.
+  check_store_folder(store);
   std::error_code ec;
   std::filesystem::create_directories(store, ec);
   const FileLock lock(store, "the baseline store " + store.string());
@@ -148,6 +160,7 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
 
 std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, const std::string& fingerprint) {
   std::vector<StoredBaseline> found;
+  check_store_folder(store);
   const auto dir = store / checked_path_component(fingerprint, "device fingerprint");
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {

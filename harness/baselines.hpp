@@ -33,6 +33,12 @@ struct StoredBaseline {
 };
 std::vector<StoredBaseline> list_baselines(const std::filesystem::path& store, const std::string& fingerprint);
 
+// A store path that exists but is not a folder ($ROOFTOP_BASELINES naming a file by mistake)
+// is an InputError, never read as an empty store: "no baseline" is exit 3, which perf-test
+// reports as CTest's SKIP, and the command it suggested could not work. A missing store is
+// an empty one.
+void check_store_folder(const std::filesystem::path& store);
+
 // Whether a file of the store exists; a symbolic-link loop or an unreadable folder on its
 // way is an InputError naming the path, not a raw filesystem error.
 bool exists_in_store(const std::filesystem::path& path);

@@ -3,6 +3,8 @@
 
 n7  an output onto the device profile the run reads by default (it replaced the profile), and
     --trace o.json with --out ./o.json (one spelling relative, one not: the trace was lost).
+n9  a baseline store ($ROOFTOP_BASELINES, --baselines, gate's --baseline) that is a file: exit
+    3 "no baseline" before (perf-test's SKIP), now 2 "is not a folder", for every command.
 
 usage: paths_cli.py ROOFTOP SOURCE_DIR WORK_DIR CASE
 """
@@ -52,5 +54,20 @@ def n7():
         fail("o.json was written for a refused run")
 
 
-{"n7": n7}[case]()
+def n9():
+    not_a_folder = os.path.join(work, "bf")
+    open(not_a_folder, "w").write("")
+    said = "baseline store " + not_a_folder + " is not a folder"
+    expect(2, said, run("gate", results, "--baseline", not_a_folder))
+    expect(2, said, run("baseline", "show", "--baselines", not_a_folder))
+    expect(2, said, run("baseline", "update", results, "--baselines", not_a_folder))
+    expect(2, said, run("perf-test", "--suite", "gemm", "--baselines", not_a_folder, "--out", os.path.join(work, "pt")),
+           absent="SKIP")
+    os.environ["ROOFTOP_BASELINES"] = not_a_folder
+    expect(2, said, run("gate", results))
+    if open(not_a_folder).read() != "":
+        fail("the file named as the store was written")
+
+
+{"n7": n7, "n9": n9}[case]()
 print(f"paths {case}: ok")
