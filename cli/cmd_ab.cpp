@@ -278,7 +278,9 @@ void add_ab_command(CLI::App& app, int& exit_code) {
       throw InputError(fmt::format("--dir {}: is not a folder: give a folder for the runs' results", *dir));
     const double budget_s = parse_budget(*budget);
     const int max_blocks = *blocks > 0 ? *blocks : budget_s > 0 ? 200 : 16;
-    fs::create_directories(*dir);
+    std::error_code ec;
+    fs::create_directories(*dir, ec);
+    if (ec) throw InputError(fmt::format("--dir {}: cannot make the folder for the runs' results: {}", *dir, ec.message()));
     GateConfig config;
     // 0.01 over the whole comparison, however long it runs: under the 2% of suite gates a
     // nightly job can live with, and the exact intervals decide in fewer pairs than at 0.001.

@@ -61,7 +61,15 @@ std::filesystem::path default_history_path() { return rooftop_home() / "history.
 
 HistoryStore::HistoryStore(const std::filesystem::path& path, HistoryAccess access) : path_(path) {
   const bool write = access == HistoryAccess::write;
-  if (write && path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  if (write && path.has_parent_path()) {
+    // ROOFTOP_HOME (or --db's folder) naming a file was a raw filesystem error, exit 1.
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec)
+      throw InputError(fmt::format("history {}: cannot make its folder {}: {}; set ROOFTOP_HOME to a folder you can write, "
+                                   "or give --db a file's path",
+                                   path.string(), path.parent_path().string(), ec.message()));
+  }
   sqlite3* db = nullptr;
   // Reading opens read-write without create: SQLite falls back to read-only by itself where
   // the file cannot be written, and a crashed writer's hot journal can still be rolled back

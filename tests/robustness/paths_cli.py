@@ -5,6 +5,8 @@ n7  an output onto the device profile the run reads by default (it replaced the 
     --trace o.json with --out ./o.json (one spelling relative, one not: the trace was lost).
 n9  a baseline store ($ROOFTOP_BASELINES, --baselines, gate's --baseline) that is a file: exit
     3 "no baseline" before (perf-test's SKIP), now 2 "is not a folder", for every command.
+n10 `history add` with ROOFTOP_HOME a file, `ab --dir` under a file: a raw filesystem error,
+    exit 1, before.
 
 usage: paths_cli.py ROOFTOP SOURCE_DIR WORK_DIR CASE
 """
@@ -69,5 +71,16 @@ def n9():
         fail("the file named as the store was written")
 
 
-{"n7": n7, "n9": n9}[case]()
+def n10():
+    not_a_folder = os.path.join(work, "home-is-a-file")
+    open(not_a_folder, "w").write("")
+    os.environ["ROOFTOP_HOME"] = not_a_folder
+    expect(2, "cannot make its folder " + not_a_folder, run("history", "add", results), absent="filesystem error")
+    # ab's folder for its runs, under a file: the same raw error before.
+    under = os.path.join(not_a_folder, "runs")
+    expect(2, f"--dir {under}: cannot make the folder", run("ab", "--a", rooftop, "--b", rooftop, "--dir", under, "--",
+                                                             "--suite", "gemm"), absent="filesystem error")
+
+
+{"n7": n7, "n9": n9, "n10": n10}[case]()
 print(f"paths {case}: ok")
