@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include "devices/cpu/cpu_gemv.hpp"
@@ -58,14 +56,15 @@ class GemmCpu final : public Instance {
     return check_gemm({dtype_, shape_, matmul_.a(), matmul_.b(), matmul_.c()}, seed_ + 2);
   }
 
-  void run() override {
-    if (!gemv_) return matmul_.execute();
+  void run() override { gemv_ ? run_gemv() : matmul_.execute(); }
+
+ private:
+  void run_gemv() {
     cpu::gemv_rows(Dtype::bf16, shape_.m, shape_.n, shape_.k, matmul_.a(), b_rows_.data(), y_.data());
     auto* c = static_cast<std::uint16_t*>(matmul_.c());
     for (std::size_t i = 0; i < y_.size(); ++i) c[i] = float_to_bf16(y_[i]);
   }
 
- private:
   Dtype dtype_;
   GemmShape shape_;
   std::uint64_t seed_;
@@ -84,19 +83,7 @@ class GemmCpu final : public Instance {
       for (std::int64_t j = 0; j < shape_.n; ++j)
         b_rows_[static_cast<std::size_t>(j * shape_.k + kk)] = b[kk * shape_.n + j];
     y_.resize(static_cast<std::size_t>(shape_.m * shape_.n));
-    const auto best_of = [&](auto&& call) {
-      double best = 1e30;
-      for (int rep = 0; rep < 3; ++rep) {
-        const auto t0 = std::chrono::steady_clock::now();
-        call();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      }
-      return best;
-    };
-    const double onednn = best_of([&] { matmul_.execute(); });
-    gemv_ = true;
-    const double ours = best_of([&] { run(); });
-    gemv_ = ours < onednn;
+    gemv_ = cpu::gemv_is_faster([&] { run_gemv(); }, [&] { matmul_.execute(); });
   }
 };
 

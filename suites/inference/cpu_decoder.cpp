@@ -181,18 +181,8 @@ CpuDecoder::Linear& CpuDecoder::linear(const void* weight, std::int64_t m, std::
   if (m <= kGemvRows) {
     std::vector<std::uint8_t> x(static_cast<std::size_t>(m * k) * input_size(w_.dtype), 0);
     std::vector<float> y(static_cast<std::size_t>(m * n));
-    const auto best_of = [&](auto&& call) {
-      double best = 1e30;
-      for (int rep = 0; rep < 3; ++rep) {
-        const auto t0 = std::chrono::steady_clock::now();
-        call();
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      }
-      return best;
-    };
-    const double onednn = best_of([&] { execute(*l, x.data(), y.data()); });
-    const double ours = best_of([&] { cpu::gemv_rows(w_.dtype, m, n, k, x.data(), weight, y.data()); });
-    l->gemv = ours < onednn;
+    l->gemv = cpu::gemv_is_faster([&] { cpu::gemv_rows(w_.dtype, m, n, k, x.data(), weight, y.data()); },
+                                  [&] { execute(*l, x.data(), y.data()); });
   }
   slot = std::move(l);
   return *slot;
