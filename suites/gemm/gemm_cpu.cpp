@@ -83,7 +83,9 @@ class GemmCpu final : public Instance {
       for (std::int64_t j = 0; j < shape_.n; ++j)
         b_rows_[static_cast<std::size_t>(j * shape_.k + kk)] = b[kk * shape_.n + j];
     y_.resize(static_cast<std::size_t>(shape_.m * shape_.n));
-    gemv_ = cpu::gemv_is_faster([&] { run_gemv(); }, [&] { matmul_.execute(); });
+    // One row reads B once either way, the GEMV in half the bytes: always it (and so always
+    // checked where it runs). Up to kGemvRows rows, whichever is faster here.
+    gemv_ = shape_.m == 1 || cpu::gemv_is_faster([&] { run_gemv(); }, [&] { matmul_.execute(); });
   }
 };
 
