@@ -80,7 +80,7 @@ def gate(history, results):
 
 
 counts = {"gates": 0, "exit0": 0, "exit1": 0, "exit6": 0, "other": 0, "bench": 0, "bench_fail": 0, "bench_unresolved": 0,
-          "slowed_nights": 0, "slowed_nights_failed": 0, "slowed": 0, "slowed_caught": 0, "false_beside": 0}
+          "aa_fails": [], "slowed_nights": 0, "slowed_nights_failed": 0, "slowed": 0, "slowed_caught": 0, "false_beside": 0}
 for held in range(len(nights)):
     others = [i for i in range(len(nights)) if i != held]
     for draw in range(draws):
@@ -98,6 +98,8 @@ for held in range(len(nights)):
                 continue
             counts["bench"] += 1
             counts["bench_fail"] += verdict == "FAIL"
+            if verdict == "FAIL":
+                counts["aa_fails"].append(f"night {held} vs {chosen}: {name}")
             counts["bench_unresolved"] += verdict == "UNRESOLVED"
         victims = set(rng.sample(names, min(slowed_count, len(names))))
         code, verdicts = gate(history, with_slowdown(nights[held][1], victims, 1 + slowdown, "slowed"))

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
 #include <utility>
 
+#include "harness/discovery_test.hpp"
 #include "harness/gate_statistics.hpp"
 #include "harness/special_functions.hpp"
 #include "harness/statistics.hpp"
@@ -79,8 +81,8 @@ double p_against_zero(const ModelFit& fit) {
 // (Benjamini-Hochberg); `discovery`: q <= alpha. A FAIL is a discovery whose estimate lies
 // beyond tau: the false discovery rate bounds the false FAILs, and the estimate keeps a
 // change too small to matter from failing.
-void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& model, int runs, int tests, double q,
-                      int discoveries, const GateConfig& config, Quantiles& quantiles) {
+void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& model, int runs, int tests, double p, const std::string& p_source,
+                      double q, int discoveries, const GateConfig& config, Quantiles& quantiles) {
   const double tau = std::log1p(c.tau), se = std::sqrt(fit.variance);
   if (!(se > 1e-9)) {  // identical locations in every run and no timer tick seen: nothing to test against
     c.change = c.change_low = c.change_high = std::expm1(fit.own);  // a change above tau still keeps exit 0 away
@@ -101,7 +103,7 @@ void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& mode
   // Yekutieli 2005: level 1 - R alpha / m for R discoveries of m).
   c.decision_low = std::expm1(fit.own - at.selected * se);
   c.decision_high = std::expm1(fit.own + at.selected * se);
-  c.p = p_against_zero(fit);
+  c.p = p;
   c.p_holm = q;
   const bool discovery = q <= config.alpha;
   // The smallest slowdown that FAILs even as the suite's only discovery.
@@ -116,9 +118,10 @@ void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& mode
           ? fmt::format(", the suite's shared {} taken out", percent(std::expm1(model.suite.shift)))
           : "";
   const std::string stats =
-      fmt::format("own change {} [{}, {}]{}; p {:.2g}, q {:.2g} (Benjamini-Hochberg over {} benchmarks, {} "
+      fmt::format("own change {} [{}, {}]{}; p {:.2g}{}, q {:.2g} (Benjamini-Hochberg over {} benchmarks, {} "
                   "discover{}); noise {:.1f}% from {} ({})",
-                  percent(c.change), percent(c.change_low), percent(c.change_high), shared, c.p, q, tests, discoveries,
+                  percent(c.change), percent(c.change_low), percent(c.change_high), shared, c.p,
+                  p_source, q, tests, discoveries,
                   discoveries == 1 ? "y" : "ies", 100 * se, spread_phrase(model, runs), noise_shape);
   const std::string clocks = c.clock_differs ? fmt::format("; clock {:.0f} MHz vs baseline {:.0f} MHz", c.clock_current,
                                                            c.clock_baseline)
@@ -261,8 +264,21 @@ void decide_by_model(GateReport& report, const std::vector<std::size_t>& tested,
                      int runs) {
   const auto model = fit_noise_model(inputs, runs, report.config.drift_prior);
   const int tests = static_cast<int>(tested.size());
+  // The benchmark's own p against no change (conditional on its runs), or where the suite's
+  // benchmarks are unlike each other the discovery test over its population.
+  const bool population = population_test_applies(model, tests);
   std::vector<double> p;
-  for (const auto& fit : model.benchmarks) p.push_back(p_against_zero(fit));
+  std::vector<std::string> p_source;
+  for (std::size_t i = 0; i < tested.size(); ++i) {
+    const auto& fit = model.benchmarks[i];
+    if (population && fit.own_df >= kMinDfForPopulationTest) {
+      p.push_back(discovery_p(model, fit, std::log1p(report.comparisons[tested[i]].tau)));
+      p_source.push_back(" over the suite's population of unlike benchmarks");
+    } else {
+      p.push_back(p_against_zero(fit));
+      p_source.emplace_back();
+    }
+  }
   const auto q = benjamini_hochberg(p);
   const double alpha = report.config.alpha;
   const int discoveries = static_cast<int>(std::count_if(q.begin(), q.end(), [&](double x) { return x <= alpha; }));
@@ -271,7 +287,8 @@ void decide_by_model(GateReport& report, const std::vector<std::size_t>& tested,
   std::vector<double> taus;
   for (std::size_t i = 0; i < tested.size(); ++i) {
     auto& c = report.comparisons[tested[i]];
-    decide_benchmark(c, model.benchmarks[i], model, runs, tests, q[i], discoveries, report.config, quantiles);
+    decide_benchmark(c, model.benchmarks[i], model, runs, tests, p[i], p_source[i], q[i], discoveries,
+                     report.config, quantiles);
     taus.push_back(c.tau);
   }
   if (tested.empty()) return;

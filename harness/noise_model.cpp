@@ -266,8 +266,18 @@ void fit_drift_from_runs(std::span<const ModelInput> inputs, int runs, const std
     }
   }
   const double tails = tail_df(z, kTailSlackRuns);
+  model.grid_variance = grid.variance;
+  const auto smooth = fit_lognormal_grid(grid, pooled_v, pooled_df, floor);
+  model.grid_weight = smooth.weight;
+  model.grid_log_sd = smooth.log_sd;
+  model.grid_floor = floor;
   for (std::size_t b = 0; b < n; ++b) {
     auto& fit = model.benchmarks[b];
+    fit.own_s2 = variances[b];
+    fit.own_df = dfs[b];
+    fit.prior_component_variance.clear();
+    for (double v : grid.variance)
+      fit.prior_component_variance.push_back(std::max(v, inputs[b].floor) * (1 + 1 / std::max(counts[b], 1.0)));
     const auto w = dfs[b] > 0 ? posterior_weights(grid, variances[b], dfs[b], floor) : grid.weight;
     fit.df = tails;
     fit.mix_weight.clear();
@@ -408,6 +418,7 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
     for (auto& f : model.benchmarks) {
       f.variance *= model.run_overdispersion;
       for (auto& component : f.mix_variance) component *= model.run_overdispersion;
+      for (auto& component : f.prior_component_variance) component *= model.run_overdispersion;
     }
   }
   if (factors) {
@@ -418,6 +429,7 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
     for (auto& f : model.benchmarks) {
       f.variance += model.suite.variance;
       for (auto& component : f.mix_variance) component += model.suite.variance;
+      for (auto& component : f.prior_component_variance) component += model.suite.variance;
     }
   }
   std::size_t outliers = 0;

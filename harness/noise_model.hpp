@@ -41,6 +41,11 @@ struct ModelFit {
   // suite's distribution of variances, estimated nonparametrically): the variances of `own`
   // under each grid point and their weights. Empty: one Student t of `variance`.
   std::vector<double> mix_variance, mix_weight;
+  // For the population test (harness/discovery_test.hpp), with baseline runs: the sample
+  // variance of the benchmark's run medians and its df (0: none), and the variance of `own`
+  // under each grid point (NoiseModel::grid_variance), before its runs weigh them.
+  double own_s2 = 0, own_df = 0;
+  std::vector<double> prior_component_variance;
 };
 // P(noise > x) for the noise of `own` under the fit, and its p-quantile.
 double noise_upper_tail(const ModelFit& fit, double x);
@@ -64,6 +69,13 @@ struct NoiseModel {
   // The share of benchmarks whose own change lies beyond 4 of the model's sds: the
   // changed ones (a loaded run slows a random third of a suite).
   double outlier_share = 0;
+  // With baseline runs, for the population test: the suite's grid of run-to-run variances
+  // and a log-normal's weights on it, fitted to the benchmarks' variances (smoother than the
+  // nonparametric fit each benchmark's own posterior starts from), and the floor standing in
+  // for a zero variance.
+  std::vector<double> grid_variance, grid_weight;
+  double grid_floor = 0;
+  double grid_log_sd = 0;  // the log-normal's sd of the log-variance: how unlike the benchmarks are
 };
 
 inline constexpr std::size_t kMinBenchmarksForRunFactor = 5;

@@ -12,11 +12,18 @@ namespace rooftop {
 
 struct VarianceGrid {
   std::vector<double> variance, weight;  // grid points (log-spaced) and their mass, summing to 1
+  double log_sd = 0;                     // a log-normal fit's sd of the log-variance (else 0)
 };
 
 // From the benchmarks' sample variances s2 on dfs degrees of freedom; `floor` stands in for
 // a zero variance (identical medians) and bounds the grid below.
 VarianceGrid fit_variance_grid(std::span<const double> s2, std::span<const double> dfs, double floor);
+
+// The same grid weighted by a log-normal on the variance, fitted by maximum likelihood to
+// the same sample variances: smooth where the nonparametric fit, from a few df a benchmark,
+// puts its mass in clusters that overstate how different the benchmarks are.
+VarianceGrid fit_lognormal_grid(const VarianceGrid& grid, std::span<const double> s2, std::span<const double> dfs,
+                                double floor);
 
 // A benchmark's posterior weights over the grid, from its own sample variance s2 on df.
 std::vector<double> posterior_weights(const VarianceGrid& grid, double s2, double df, double floor);

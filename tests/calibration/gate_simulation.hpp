@@ -33,6 +33,10 @@ struct NoiseShape {
   // The baseline runs share this extra factor (log): made in another machine state.
   double baseline_offset = 0;
   int benchmarks = 0;  // > 0: the suite's size in this shape (a small suite)
+  // A GPU's kernels: own drift log-spaced from low to high (an H200's GEMMs: 0.2% to 3% from
+  // night to night), in an order unrelated to the benchmarks' index, so the slowed ones (the
+  // first) are quiet and noisy alike.
+  bool unlike_kernels = false;
 };
 
 // The shapes the issue names, and a quiet machine.
