@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <limits>
 #include <numbers>
 #include <vector>
@@ -44,21 +43,19 @@ struct Mixture {
 // two-state kernel caught in its low state on every baseline night jumps 3-4% (the H200's
 // m256 and m512 GEMMs, one night in 17), which a ratio peaked at tau scores as high as a 5%
 // regression; the running maximum keeps every change beyond the peak at its height.
-constexpr double kAlternatives[] = {5.0 / 3};
+constexpr double kAlternative = 5.0 / 3;
 
-// log of the ratio: the changes' (either sign) mean density over the no-change density.
+// log of the ratio: the change's (either sign) mean density over the no-change density.
 double log_ratio(const Mixture& m, double d, double tau) {
-  constexpr double kSides = 2.0 * std::size(kAlternatives);
   double top = -std::numeric_limits<double>::infinity();
   std::vector<double> terms;  // numerator terms, then the denominator's
   for (std::size_t i = 0; i < m.weight.size(); ++i) {
     const double v = m.variance[i], base = std::log(m.weight[i]) - 0.5 * std::log(v);
-    for (double k : kAlternatives)
-      for (double sign : {-1.0, 1.0}) {
-        const double e = d - sign * k * tau;
-        terms.push_back(base - e * e / (2 * v) - std::log(kSides));
-        top = std::max(top, terms.back());
-      }
+    for (double sign : {-1.0, 1.0}) {
+      const double e = d - sign * kAlternative * tau;
+      terms.push_back(base - e * e / (2 * v) - std::log(2.0));
+      top = std::max(top, terms.back());
+    }
   }
   for (std::size_t i = 0; i < m.weight.size(); ++i) {
     const double v = m.variance[i];
@@ -71,14 +68,14 @@ double log_ratio(const Mixture& m, double d, double tau) {
   return std::log(a) - std::log(b);
 }
 
-// Where the ratio is looked at: its peaks sit at the alternatives (+-k tau), as narrow as the
-// quietest component that carries weight, so the scan is fine up to twice the largest
+// Where the ratio is looked at: its peaks sit at the alternative (+-5/3 tau), as narrow as
+// the quietest component that carries weight, so the scan is fine up to twice the
 // alternative (a step of a quarter of that component's sd) and coarse beyond.
 std::vector<double> scan_points(const Mixture& m, double tau, double span) {
   double quietest = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < m.weight.size(); ++i)
     if (m.weight[i] > 1e-6) quietest = std::min(quietest, std::sqrt(m.variance[i]));
-  const double near = 2 * tau * kAlternatives[std::size(kAlternatives) - 1];
+  const double near = 2 * tau * kAlternative;
   const double fine = std::max(quietest / 4, near / 4000);
   std::vector<double> points;
   for (double d = 0; d < near; d += fine) points.push_back(d);
@@ -87,7 +84,7 @@ std::vector<double> scan_points(const Mixture& m, double tau, double span) {
 }
 
 // The statistic: the ratio's running maximum over changes up to |d|, so that a larger change
-// never counts as less of one (the ratio dips past the peak at +-tau, where the noisier
+// never counts as less of one (the ratio dips past its peak, where the noisier
 // components take over).
 double statistic(const Mixture& m, double d, double tau, double span) {
   double best = log_ratio(m, std::fabs(d), tau);
