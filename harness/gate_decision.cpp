@@ -81,8 +81,9 @@ double p_against_zero(const ModelFit& fit) {
 // (Benjamini-Hochberg); `discovery`: q <= alpha. A FAIL is a discovery whose estimate lies
 // beyond tau: the false discovery rate bounds the false FAILs, and the estimate keeps a
 // change too small to matter from failing.
-void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& model, int runs, int tests, double p, const std::string& p_source,
-                      double q, int discoveries, const GateConfig& config, Quantiles& quantiles) {
+void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& model, int runs, int tests, double p,
+                      const std::string& p_source, double q, int discoveries, const GateConfig& config,
+                      Quantiles& quantiles) {
   const double tau = std::log1p(c.tau), se = std::sqrt(fit.variance);
   if (!(se > 1e-9)) {  // identical locations in every run and no timer tick seen: nothing to test against
     c.change = c.change_low = c.change_high = std::expm1(fit.own);  // a change above tau still keeps exit 0 away
