@@ -18,6 +18,9 @@
 # ROOFTOP_NIGHTLY_RUN_ARGS: more `rooftop run` arguments for the night's run and its re-run
 # (e.g. "--suite gemm"); ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS: more `characterize` arguments
 # (e.g. "--quick"). Both split on spaces; the baselines must come from runs with the same.
+# ROOFTOP_NIGHTLY_ALLOW_INJECTED=1: nights made with ROOFTOP_INJECT_SLOWDOWN go into the
+# histories (`history add --allow-injected`: calibrating the gate and the history check, as
+# ci/gpu-nightly-check.sh does); without it they are refused there.
 #
 # The rolling baseline (docs/ci.md): every night that passed (exit 0, or 3 in the warm-up) is added to the accepted
 # history ($ROOFTOP_ACCEPTED_HISTORY, default the history's name with -accepted), and the gate
@@ -79,6 +82,8 @@ case "$mode" in
     accepted_db=${ROOFTOP_ACCEPTED_HISTORY:-${history_db%.sqlite}-accepted.sqlite}
     baseline_mode=${ROOFTOP_NIGHTLY_BASELINE:-history}
     nights=${ROOFTOP_NIGHTLY_NIGHTS:-10}
+    allow_injected=()
+    [ "${ROOFTOP_NIGHTLY_ALLOW_INJECTED:-0}" = 1 ] && allow_injected=(--allow-injected)
     case $baseline_mode in history|store) ;; *) echo "ROOFTOP_NIGHTLY_BASELINE=$baseline_mode: give history or store" >&2; exit 2 ;; esac
     mkdir -p "$(dirname "$accepted_db")"
     codes=() run_codes=() history_files=()
@@ -122,7 +127,7 @@ print("^(" + "|".join(re.escape(n) for n in names) + ")$" if names else "")' "$o
       # 5% night read q 0.0100, was taken in, and hid the same 5% two nights later).
       if [ "$baseline_mode" = history ] && { [ "$gate" -eq 0 ] || [ "$gate" -eq 3 ]; } && [ "$status" -eq 0 ] \
          && [ -f "$out/results-$backend.json" ]; then
-        "$rooftop" history add "$out/results-$backend.json" --db "$accepted_db" \
+        "$rooftop" history add "${allow_injected[@]}" "$out/results-$backend.json" --db "$accepted_db" \
           || echo "nightly: $backend: not added to the rolling baseline $accepted_db" >&2
       elif [ "$baseline_mode" = history ] && { [ "$gate" -eq 1 ] || [ "$gate" -eq 6 ]; }; then
         echo "nightly: $backend: this night $([ "$gate" -eq 1 ] && echo FAILed || echo "was amber (exit 6)") and stays" \
@@ -135,7 +140,7 @@ print("^(" + "|".join(re.escape(n) for n in names) + ")$" if names else "")' "$o
     # The history outlives the checkout (a self-hosted runner's home): each night is added,
     # then every series is searched for change points; a new slowdown fails the night.
     history=0
-    if [ "${#history_files[@]}" -gt 0 ] && "$rooftop" history add "${history_files[@]}" --db "$history_db"; then
+    if [ "${#history_files[@]}" -gt 0 ] && "$rooftop" history add "${allow_injected[@]}" "${history_files[@]}" --db "$history_db"; then
       "$rooftop" history check --db "$history_db" > "$out/history.txt" || history=$?
       cat "$out/history.txt"
     fi

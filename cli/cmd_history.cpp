@@ -25,10 +25,13 @@ void add_history_command(CLI::App& app, int& exit_code) {
   auto files = std::make_shared<std::vector<std::string>>();
   add->add_option("results", *files, "Results files of rooftop run, oldest first")->required()->check(CLI::ExistingFile);
   add->add_option("--db", *db, "History file (default $ROOFTOP_HOME/history.sqlite)");
+  auto allow_injected = std::make_shared<bool>(false);
+  add->add_flag("--allow-injected", *allow_injected,
+                "Take runs made with ROOFTOP_INJECT_SLOWDOWN (calibrating the history check; refused otherwise)");
   add->callback([=, &exit_code] {
     HistoryStore store(db_path());
     for (const auto& f : *files) {
-      const int n = store.add(load_results(f), f);
+      const int n = store.add(load_results(f), f, *allow_injected);
       fmt::print("{}: {} benchmarks added to {}\n", f, n, db_path().string());
     }
     exit_code = kExitOk;

@@ -8,6 +8,7 @@
 
 #include "harness/atomic_file.hpp"
 #include "harness/errors.hpp"
+#include "harness/injected_slowdown.hpp"
 #include "harness/file_lock.hpp"
 #include "harness/json_file.hpp"
 #include "harness/paths.hpp"
@@ -84,6 +85,10 @@ std::vector<std::filesystem::path> promote_baselines(const RunResults& run, cons
                                                      const std::filesystem::path& store, bool append) {
   if (!run.meta.complete)
     throw InputError(origin + ": the run was interrupted (\"complete\": false); a baseline needs a whole run");
+  if (run.meta.injected_slowdown)
+    throw InputError(fmt::format("{}: made with an injected slowdown ({}, gate calibration): its times were slowed on "
+                                 "purpose; a baseline needs a run without it: unset ROOFTOP_INJECT_SLOWDOWN and run again",
+                                 origin, describe(*run.meta.injected_slowdown)));
   std::map<std::string, RunResults> by_suite;
   for (const auto& r : run.results) {
     if (r.status == Status::failed || r.status == Status::error)

@@ -13,8 +13,9 @@ namespace rooftop {
 
 std::filesystem::path baseline_file(const std::filesystem::path& store, const std::string& fingerprint,
                                     const std::string& suite);
-// Writes one baseline per suite in `run`; refuses an incomplete run, or one with a failed
-// or errored point (InputError). Returns the files written.
+// Writes one baseline per suite in `run`; refuses an incomplete run, one made with an
+// injected slowdown (ROOFTOP_INJECT_SLOWDOWN), or one with a failed or errored point
+// (InputError). Returns the files written.
 // With `append`, a suite that already has a baseline keeps it and gains this run's samples
 // and medians (same device and tier only, and not a run it already holds): a baseline of
 // several runs spans the machine's drift between runs, which one run's repetitions do not.

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "harness/errors.hpp"
+#include "harness/injected_slowdown.hpp"
 #include "harness/paths.hpp"
 #include "harness/statistics.hpp"
 
@@ -159,12 +160,17 @@ void HistoryStore::exec(const char* sql) const {
   }
 }
 
-int HistoryStore::add(const RunResults& run, const std::string& origin) {
+int HistoryStore::add(const RunResults& run, const std::string& origin, bool allow_injected) {
   const auto& m = run.meta;
   if (m.fingerprint.empty() || m.tier.empty())
     throw InputError(fmt::format("{}: no device fingerprint or tier: not a results file of rooftop run", origin));
   if (!m.complete)
     throw InputError(fmt::format("{}: an incomplete run (interrupted?): its medians would not be the night's", origin));
+  if (m.injected_slowdown && !allow_injected)
+    throw InputError(fmt::format("{}: made with an injected slowdown ({}, gate calibration): its times were slowed on "
+                                 "purpose, not the night's; unset ROOFTOP_INJECT_SLOWDOWN and run again (to calibrate "
+                                 "the history check with it: history add --allow-injected)",
+                                 origin, describe(*m.injected_slowdown)));
   exec("BEGIN IMMEDIATE");
   try {
     {

@@ -11,8 +11,10 @@
 
 #include "harness/energy_window.hpp"
 #include "harness/errors.hpp"
+#include "harness/injected_slowdown.hpp"
 #include "harness/measurement_loops.hpp"
 #include "harness/name_filter.hpp"
+#include "harness/printable_text.hpp"
 #include "harness/random_fill.hpp"
 #include "harness/roofline.hpp"
 
@@ -174,14 +176,16 @@ void run_kernel_loop(const RunOptions& o, PointPipeline& pipeline) {
   benchmark::Initialize(&argc, argv.data());
   if (argc > 1) throw InputError(fmt::format("unknown Google Benchmark flag '{}'", argv[1]));
 
-  if (const char* inject = std::getenv("ROOFTOP_INJECT_SLOWDOWN"); inject && *inject) {
-    loop.inject_slowdown = std::atof(inject);
-    if (!(loop.inject_slowdown > 0 && loop.inject_slowdown < 10))
-      throw InputError(fmt::format("ROOFTOP_INJECT_SLOWDOWN={}: give a fraction such as 0.05", inject));
-    const char* only = std::getenv("ROOFTOP_INJECT_SLOWDOWN_MATCH");
-    if (only && *only) loop.inject_only.emplace(only, "ROOFTOP_INJECT_SLOWDOWN_MATCH");
-    fmt::print(stderr, "rooftop: note: injecting a {:.1f}% slowdown into every timed iteration{} (gate calibration)\n",
-               100 * loop.inject_slowdown, only && *only ? fmt::format(" of the points matching '{}'", only) : "");
+  // Checked, and kept in the results, before the first results file is written: a slowed
+  // run says so, and is refused as a baseline or a night of history.
+  if (const auto injected = injected_slowdown_from_environment()) {
+    loop.inject_slowdown = injected->fraction;
+    if (!injected->match.empty()) loop.inject_only.emplace(injected->match, "ROOFTOP_INJECT_SLOWDOWN_MATCH");
+    pipeline.metadata().injected_slowdown = injected;
+    fmt::print(stderr, "rooftop: note: injecting a {:.1f}% slowdown into every timed iteration{} (gate calibration: "
+               "the results record it; baseline update and history add refuse them)\n",
+               100 * loop.inject_slowdown,
+               injected->match.empty() ? "" : fmt::format(" of the points matching '{}'", printable_text(injected->match)));
   }
   pipeline.start();
   benchmark::ClearRegisteredBenchmarks();

@@ -282,6 +282,9 @@ ojson results_to_json(const RunResults& run) {
   j["rooftop"] = {{"version", m.rooftop_version}, {"git_commit", m.git_commit}};
   j["created"] = m.created;
   j["complete"] = m.complete;
+  if (m.injected_slowdown)
+    j["injected_slowdown"] = {{"fraction", m.injected_slowdown->fraction},
+                              {"match", m.injected_slowdown->match.empty() ? ojson(nullptr) : ojson(m.injected_slowdown->match)}};
   j["command"] = m.command;
   j["tier"] = m.tier;
   j["seed"] = m.seed;
@@ -316,6 +319,18 @@ RunResults results_from_json(const json& j, const std::string& origin) {
   m.git_commit = get<std::string>(rooftop, "git_commit", origin, "rooftop.");
   m.created = get<std::string>(j, "created", origin, "");
   m.complete = get<bool>(j, "complete", origin, "");
+  // Absent from a run timed as it runs, and from every file written before it was kept.
+  if (j.contains("injected_slowdown") && !j["injected_slowdown"].is_null()) {
+    const auto& x = j["injected_slowdown"];
+    if (!x.is_object()) bad(origin, "injected_slowdown", "is not an object");
+    const auto& fraction = need(x, "fraction", origin, "injected_slowdown.");
+    InjectedSlowdown injected;
+    injected.fraction = fraction.is_number() ? fraction.get<double>() : 0.0;
+    if (!(injected.fraction > 0) || !std::isfinite(injected.fraction))
+      bad(origin, "injected_slowdown.fraction", "is not a fraction above 0");
+    if (x.contains("match") && !x["match"].is_null()) injected.match = get<std::string>(x, "match", origin, "injected_slowdown.");
+    m.injected_slowdown = injected;
+  }
   m.command = get<std::string>(j, "command", origin, "");
   m.tier = get<std::string>(j, "tier", origin, "");
   m.seed = get<std::uint64_t>(j, "seed", origin, "");

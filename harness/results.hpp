@@ -97,6 +97,14 @@ struct ResultRecord {
   }
 };
 
+// A run made with ROOFTOP_INJECT_SLOWDOWN (gate calibration, harness/injected_slowdown.hpp):
+// each timed iteration of the points `match` finds (every point where it is empty) was
+// made `fraction` slower on purpose.
+struct InjectedSlowdown {
+  double fraction = 0;
+  std::string match;
+};
+
 struct RunMetadata {
   std::string rooftop_version;
   std::string git_commit;
@@ -112,6 +120,7 @@ struct RunMetadata {
   std::string ceilings_source;       // the profile file, or why there are none
   std::optional<Datasheet> datasheet;
   bool complete = false;  // false while running and after an interrupt
+  std::optional<InjectedSlowdown> injected_slowdown;  // none: timed as it runs
   // The host's readings before and after the run, its verdict (busy or not) and the ceilings
   // re-measured because a result exceeded them (harness/system_state.hpp); null: not read.
   nlohmann::ordered_json conditions;

@@ -18,7 +18,7 @@ def scopes(text):
     """The commands that `text` scopes its clauses to: "gate/compare/ab: ..." names three;
     "history check: ..." names history; "usage or input error: ..." names none."""
     named = set()
-    for group in re.findall(r"([a-z][a-z-]*(?: check| update| add)?(?:(?:/|, )[a-z][a-z-]*(?: check)?)*):", text):
+    for group in re.findall(r"([a-z][a-z-]*(?: check| update| add)?(?:(?:/|, )[a-z][a-z-]*(?: check| update| add)?)*):", text):
         for name in re.split(r"/|, ", group):
             name = name.split(" ")[0]
             if name in SCOPES:

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Issue 52, results files the stores and the gate must not take at their word; each case
+fails on 9605003.
+
+n8  ROOFTOP_INJECT_SLOWDOWN: '0.05abc' was read as 0.05; a slowed run left no mark in its
+    results, and `baseline update` and `history add` took it (exit 0). Now the value must be
+    a number and nothing else (exit 2), the results say `injected_slowdown`, both commands
+    refuse the run (exit 2; `history add --allow-injected` takes it), gate and compare read it.
+
+usage: results_cli.py ROOFTOP SOURCE_DIR WORK_DIR CASE
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import cli_checks  # noqa: E402
+from cli_checks import expect  # noqa: E402
+
+rooftop, source, work, case = sys.argv[1:5]
+work = cli_checks.fresh_dir(os.path.join(work, case))
+os.environ["ROOFTOP_HOME"] = os.path.join(work, "home")
+for variable in ("ROOFTOP_BASELINES", "ROOFTOP_INJECT_SLOWDOWN", "ROOFTOP_INJECT_SLOWDOWN_MATCH"):
+    os.environ.pop(variable, None)
+kept = os.path.join(source, "docs", "results", "cpu-quick-gemm.json")
+run = cli_checks.runner(rooftop)
+# One small GEMM, briefly: what is checked is what the results say, not the times.
+SMALL_RUN = ("run", "--suite", "gemm", "--shape", "64x64x64", "--dtype", "fp32", "--repetitions", "3",
+             "--benchmark_min_time=0.01")
+
+
+def fail(why):
+    sys.exit(f"FAIL: {why}")
+
+
+def n8():
+    for value in ("0.05abc", "abc", "nan", "inf", "0", "10", " 0.05"):
+        os.environ["ROOFTOP_INJECT_SLOWDOWN"] = value
+        out = os.path.join(work, "refused.json")
+        expect(2, f"ROOFTOP_INJECT_SLOWDOWN='{value}' is not a fraction", run(*SMALL_RUN, "--out", out))
+        if os.path.exists(out):
+            fail(f"ROOFTOP_INJECT_SLOWDOWN='{value}': results written for a refused run")
+    os.environ["ROOFTOP_INJECT_SLOWDOWN"] = "0.5"
+    os.environ["ROOFTOP_INJECT_SLOWDOWN_MATCH"] = "m64_"
+    slowed = os.path.join(work, "slowed.json")
+    expect(0, "injecting a 50.0% slowdown", run(*SMALL_RUN, "--out", slowed))
+    del os.environ["ROOFTOP_INJECT_SLOWDOWN"], os.environ["ROOFTOP_INJECT_SLOWDOWN_MATCH"]
+    mark = json.load(open(slowed)).get("injected_slowdown")
+    if mark != {"fraction": 0.5, "match": "m64_"}:
+        fail(f"the slowed run's results say injected_slowdown {mark!r}, not fraction 0.5 and match 'm64_'")
+    said = "made with an injected slowdown (ROOFTOP_INJECT_SLOWDOWN=0.5 of the points matching 'm64_'"
+    store = os.path.join(work, "store")
+    expect(2, said, run("baseline", "update", slowed, "--baselines", store))
+    if os.path.exists(store) and any(files for _, _, files in os.walk(store)):
+        fail("baseline update wrote a baseline of the slowed run")
+    db = os.path.join(work, "h.sqlite")
+    expect(2, said, run("history", "add", slowed, "--db", db))
+    expect(0, "1 benchmarks added", run("history", "add", "--allow-injected", slowed, "--db", db))
+    # The gate and compare still read it (the calibration's comparisons) against a run
+    # without the mark; a file written before the mark existed is taken as before.
+    reference = os.path.join(work, "reference.json")
+    expect(0, "m64_n64_k64", run(*SMALL_RUN, "--out", reference))
+    if "injected_slowdown" in json.load(open(reference)):
+        fail("a run without ROOFTOP_INJECT_SLOWDOWN says injected_slowdown")
+    for got in (run("compare", reference, slowed), run("gate", slowed, "--baseline", reference)):
+        if got[0] not in (0, 1, 6):
+            fail(f"a slowed run was not read by the gate (exit {got[0]}):\n{got[1]}")
+    expect(0, "benchmarks added", run("history", "add", reference, kept, "--db", os.path.join(work, "h2.sqlite")))
+
+
+{"n8": n8}[case]()
+print(f"results {case}: ok")
