@@ -248,10 +248,36 @@ void make_parent_folders(const std::vector<NamedFile>& outputs) {
 }
 
 namespace {
+// The regular file a rewrite replaces, whose mode (and owner) its replacement keeps; none
+// for a new file, or a link that is replaced rather than followed.
+std::optional<struct stat> replaced_file(const std::filesystem::path& path, bool follow_links) {
+  struct stat st {};
+  if ((follow_links ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0 || !S_ISREG(st.st_mode))
+    return std::nullopt;
+  return st;
+}
+
+// Gives a new file the owner and mode of the file it will replace, before any content is in
+// it: a results file or baseline made 0600 (it holds host names and command lines) stays
+// 0600. The owner first, since a change of owner clears the set-id bits the mode puts back.
+// Where either is refused (another user's file, a file system without modes) the new file
+// keeps the writer's, as before.
+void keep_owner_and_mode(int fd, const struct stat& replaced) {
+  if ((replaced.st_uid != ::geteuid() || replaced.st_gid != ::getegid()) &&
+      ::fchown(fd, replaced.st_uid, replaced.st_gid) != 0) {
+    // not allowed: the writer's
+  }
+  ::fchmod(fd, replaced.st_mode & 07777);
+}
+
 // The whole content into a new file, flushed to disk; the reason it could not be, else empty.
-std::string write_and_sync(const std::filesystem::path& file, std::string_view content) {
+// `replaced`: the file it will be renamed over, whose owner and mode it takes; none: 0644
+// less the umask.
+std::string write_and_sync(const std::filesystem::path& file, std::string_view content,
+                           const std::optional<struct stat>& replaced) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return std::string("open: ") + std::strerror(errno);
+  if (replaced) keep_owner_and_mode(fd, *replaced);
   for (std::size_t done = 0; done < content.size();) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
@@ -293,7 +319,7 @@ void write_file_atomically(const std::filesystem::path& requested, std::string_v
   std::filesystem::create_directories(dir, ec);
   remove_stale_temporaries_once(dir, path);
   const auto tmp = temp_path(dir, path, ::getpid());
-  std::string why = write_and_sync(tmp, content);
+  std::string why = write_and_sync(tmp, content, replaced_file(path, true));
   if (why.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) why = std::string("rename: ") + std::strerror(errno);
   if (!why.empty()) {
     ::unlink(tmp.c_str());
@@ -318,7 +344,7 @@ void write_files_atomically(const std::vector<FileContent>& files) {
     }
     remove_stale_temporaries_once(dir, f.path);
     temporaries.push_back(temp_path(dir, f.path, ::getpid()));
-    if (const auto why = write_and_sync(temporaries.back(), f.content); !why.empty()) {
+    if (const auto why = write_and_sync(temporaries.back(), f.content, replaced_file(f.path, false)); !why.empty()) {
       remove_temporaries(0);
       refuse(f.path, why + "; nothing was written");
     }

@@ -8,6 +8,7 @@ namespace rooftop {
 
 // Writes the whole content to a temporary file beside `path`, flushes it to disk and
 // renames it over `path`: a reader sees the old file or the new one, never half of one.
+// A file rewritten keeps its mode (and owner, where allowed); a new one is 0644 less the umask.
 // A symbolic link's target is written (the link stays); a character device, pipe or socket
 // (/dev/null, /dev/stdout, a FIFO) is written directly; a directory is refused.
 // Temporary files a killed writer left beside `path` (.<name>.rooftop-tmp.<pid> of a
@@ -23,7 +24,7 @@ struct FileContent {
 // or an unwritable folder is found before anything is replaced), then renames them over their
 // paths; if a rename fails, the files already replaced get their old content back. A path
 // is replaced itself, never followed: a symbolic link is replaced by the file, not written
-// through. Throws InputError naming the path on failure.
+// through. A regular file replaced keeps its mode. Throws InputError naming the path on failure.
 void write_files_atomically(const std::vector<FileContent>& files);
 
 // A character device, a pipe or a socket (/dev/null, /dev/stdout, a FIFO): written once, as

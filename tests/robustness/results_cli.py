@@ -6,6 +6,8 @@ n8  ROOFTOP_INJECT_SLOWDOWN: '0.05abc' was read as 0.05; a slowed run left no ma
     results, and `baseline update` and `history add` took it (exit 0). Now the value must be
     a number and nothing else (exit 2), the results say `injected_slowdown`, both commands
     refuse the run (exit 2; `history add --allow-injected` takes it), gate and compare read it.
+n13 a results file (`run --out`) or stored baseline (`baseline update`) made 0600 became
+    0644 at its next write; now a rewrite keeps the file's mode.
 
 usage: results_cli.py ROOFTOP SOURCE_DIR WORK_DIR CASE
 """
@@ -68,5 +70,28 @@ def n8():
     expect(0, "benchmarks added", run("history", "add", reference, kept, "--db", os.path.join(work, "h2.sqlite")))
 
 
-{"n8": n8}[case]()
+def mode(path):
+    return os.stat(path).st_mode & 0o7777
+
+
+def n13():
+    os.umask(0o022)
+    out = os.path.join(work, "o.json")
+    open(out, "w").write("{}\n")
+    os.chmod(out, 0o600)
+    expect(0, "m64_n64_k64", run(*SMALL_RUN, "--out", out))
+    if "results" not in json.load(open(out)) or mode(out) != 0o600:
+        fail(f"run --out over a 0600 file left mode {mode(out):o}")
+    store = os.path.join(work, "store")
+    expect(0, "wrote", run("baseline", "update", kept, "--baselines", store))
+    stored = [os.path.join(d, f) for d, _, files in os.walk(store) for f in files]
+    if len(stored) != 1:
+        fail(f"baseline update wrote {stored}, not one baseline")
+    os.chmod(stored[0], 0o640)
+    expect(0, "wrote", run("baseline", "update", kept, "--baselines", store))
+    if mode(stored[0]) != 0o640:
+        fail(f"baseline update over a 0640 baseline left mode {mode(stored[0]):o}")
+
+
+{"n8": n8, "n13": n13}[case]()
 print(f"results {case}: ok")
