@@ -17,6 +17,11 @@ double mann_whitney_p(std::span<const double> x, std::span<const double> y);
 // the normal approximation with tie and continuity corrections.
 double wilcoxon_signed_rank_p(std::span<const double> d);
 
+// The Hodges-Lehmann estimates and intervals below are order statistics of all n x m
+// differences (n (n + 1) / 2 Walsh averages), found without making them: O(n log^2 n) time
+// and O(n) memory, the same values as sorting them all (20,000 samples a point had taken
+// 3 GB and most of a minute).
+
 // Hodges-Lehmann estimate of the shift of y against x: the median of all y_j - x_i.
 double hodges_lehmann_shift(std::span<const double> x, std::span<const double> y);
 
@@ -27,7 +32,7 @@ struct Interval {
 // Statistical Methods, section 4.3): [D(k), D(nm + 1 - k)] of the sorted differences
 // y_j - x_i, with k from the Mann-Whitney null distribution (exact up to 50 a side, else
 // its normal approximation) so that the coverage is at least `level`. Unbounded when no
-// interval reaches that coverage with so few values. One sort: no resampling.
+// interval reaches that coverage with so few values. No resampling.
 Interval hodges_lehmann_ci(std::span<const double> x, std::span<const double> y, double level = 0.95);
 
 // Hodges-Lehmann estimate of one sample's centre: the median of the Walsh averages

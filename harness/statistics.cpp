@@ -20,13 +20,9 @@ double quantile_of_sorted(const std::vector<double>& v, double q) {
   return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
-// P(X <= k) for X ~ Binomial(n, 1/2), summed in log space so large n stays exact enough.
-double binomial_half_cdf(int n, int k) {
-  double total = 0;
-  for (int i = 0; i <= k; ++i)
-    total += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) -
-                      n * std::log(2.0));
-  return total;
+// P(X = i) for X ~ Binomial(n, 1/2), in log space so large n stays exact enough.
+double binomial_half_pmf(int n, int i) {
+  return std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) - n * std::log(2.0));
 }
 }  // namespace
 
@@ -55,14 +51,22 @@ double sample_stddev(std::span<const double> values) {
 MedianInterval median_confidence_interval(std::span<const double> values, double level) {
   const auto v = sorted_copy(values);
   const int n = static_cast<int>(v.size());
-  // Coverage of [x_(k), x_(n-k+1)] (1-based) is 1 - 2 P(X <= k-1).
+  // Coverage of [x_(k), x_(n-k+1)] (1-based) is 1 - 2 P(X <= k-1). P(X <= k-1) is summed one
+  // term a step as k grows, the terms added in the order a sum from 0 adds them (the same
+  // value), not summed from 0 again for every k: that was quadratic in the samples (a point
+  // of 20,000 took seconds in every summary).
   int best_k = 1;
+  double cdf = binomial_half_pmf(n, 0), best_cdf = cdf;  // P(X <= k-1), P(X <= best_k-1)
   for (int k = 1; 2 * k <= n + 1; ++k) {
-    if (1.0 - 2.0 * binomial_half_cdf(n, k - 1) >= level) best_k = k;
-    else break;
+    if (k > 1) cdf += binomial_half_pmf(n, k - 1);
+    if (1.0 - 2.0 * cdf >= level) {
+      best_k = k;
+      best_cdf = cdf;
+    } else {
+      break;
+    }
   }
-  const double coverage = 1.0 - 2.0 * binomial_half_cdf(n, best_k - 1);
-  return {v[best_k - 1], v[n - best_k], coverage};
+  return {v[best_k - 1], v[n - best_k], 1.0 - 2.0 * best_cdf};
 }
 
 Summary summarize(std::span<const double> values) {

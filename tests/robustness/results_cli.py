@@ -8,6 +8,9 @@ n8  ROOFTOP_INJECT_SLOWDOWN: '0.05abc' was read as 0.05; a slowed run left no ma
     refuse the run (exit 2; `history add --allow-injected` takes it), gate and compare read it.
 n13 a results file (`run --out`) or stored baseline (`baseline update`) made 0600 became
     0644 at its next write; now a rewrite keeps the file's mode.
+n14 20,000 samples in one point: compare took 55 s and 3 GB (the median of all 2 x 10^8 Walsh
+    averages, and a median interval summed afresh for every rank); now compare, gate and
+    report each take well under a second (CTest's TIMEOUT, 20 s, fails the old code).
 
 usage: results_cli.py ROOFTOP SOURCE_DIR WORK_DIR CASE
 """
@@ -93,5 +96,24 @@ def n13():
         fail(f"baseline update over a 0640 baseline left mode {mode(stored[0]):o}")
 
 
-{"n8": n8, "n13": n13}[case]()
+def n14():
+    base = json.load(open(kept))
+    base["results"] = base["results"][:1]
+    files = []
+    for name, scale in (("a.json", 1.0), ("b.json", 1.01)):
+        n = 20000
+        # Deterministic spread of 2% (a coarse timer repeats values, as it does here).
+        seconds = [1e-4 * scale * (1 + 0.02 * ((i * 7919) % 1000) / 1000) for i in range(n)]
+        base["results"][0]["samples"] = {"seconds_per_iteration": seconds, "iterations": [100] * n, "clock_mhz": [0] * n}
+        base["created"] = "2026-11-28T0%d:00:00Z" % len(files)
+        files.append(os.path.join(work, name))
+        json.dump(base, open(files[-1], "w"))
+    a, b = files
+    for got in (run("compare", a, b), run("gate", b, "--baseline", a),
+                run("report", a, b, "-o", os.path.join(work, "r.html"))):
+        if got[0] not in (0, 1, 6):
+            fail(f"20,000 samples a point: exit {got[0]}\n{got[1]}")
+
+
+{"n8": n8, "n13": n13, "n14": n14}[case]()
 print(f"results {case}: ok")
