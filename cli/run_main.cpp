@@ -28,7 +28,7 @@ constexpr const char* kExitCodesHelp =
     "       a baseline of another device, tier or schema; gate/compare: nothing in common;\n"
     "       tune: nothing tunable in the run; an output that cannot be written, or that is an\n"
     "       input or another output; baseline update/history add: a run made with\n"
-    "       ROOFTOP_INJECT_SLOWDOWN\n"
+    "       ROOFTOP_INJECT_SLOWDOWN; history add: a run dated more than a day ahead\n"
     "  3    gate, perf-test, report: no baseline for this device (the message gives the command to make one;\n"
     "       report: with --baseline);\n"
     "       perf-test: also when the backend's device is not here (CTest's SKIP)\n"

@@ -5,19 +5,73 @@
 
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "harness/errors.hpp"
 #include "harness/injected_slowdown.hpp"
 #include "harness/paths.hpp"
+#include "harness/printable_text.hpp"
 #include "harness/statistics.hpp"
 
 namespace rooftop {
 namespace {
 
 sqlite3* handle(void* p) { return static_cast<sqlite3*>(p); }
+
+// How far after this machine's clock a run's `created` may lie (two machines' clocks a
+// little apart). The history orders a series by it: a run dated later would stay the
+// newest night of its series, whatever came after, until that date.
+constexpr auto kCreatedAheadAllowed = std::chrono::hours(24);
+
+// `created` as rooftop run writes it, YYYY-MM-DDTHH:MM:SSZ (a fraction of a second
+// allowed); none when it is not one.
+std::optional<std::chrono::sys_seconds> utc_time(std::string_view text) {
+  const auto number = [&](std::size_t at, std::size_t digits) -> std::optional<int> {
+    int value = 0;
+    for (std::size_t i = at; i < at + digits; ++i) {
+      if (i >= text.size() || text[i] < '0' || text[i] > '9') return std::nullopt;
+      value = value * 10 + (text[i] - '0');
+    }
+    return value;
+  };
+  if (text.size() < 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' || text[16] != ':')
+    return std::nullopt;
+  const auto year = number(0, 4), month = number(5, 2), day = number(8, 2);
+  const auto hour = number(11, 2), minute = number(14, 2), second = number(17, 2);
+  if (!year || !month || !day || !hour || !minute || !second) return std::nullopt;
+  std::size_t end = 19;
+  if (text[end] == '.') {
+    const std::size_t digits = ++end;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    if (end == digits) return std::nullopt;
+  }
+  if (end + 1 != text.size() || text[end] != 'Z') return std::nullopt;
+  const std::chrono::year_month_day date{std::chrono::year(*year), std::chrono::month(static_cast<unsigned>(*month)),
+                                         std::chrono::day(static_cast<unsigned>(*day))};
+  if (!date.ok() || *hour > 23 || *minute > 59 || *second > 60) return std::nullopt;  // 60: a leap second
+  return std::chrono::sys_days(date) + std::chrono::hours(*hour) + std::chrono::minutes(*minute) +
+         std::chrono::seconds(*second);
+}
+
+// Refuses a run whose `created` is no UTC time, or lies more than kCreatedAheadAllowed
+// after this machine's clock.
+void check_created(const std::string& created, const std::string& origin) {
+  const auto at = utc_time(created);
+  if (!at)
+    throw InputError(fmt::format("{}: created '{}' is not a UTC time as rooftop run writes it (2026-11-28T03:00:00Z): "
+                                 "the history orders its nights by it; correct 'created' in the file",
+                                 origin, printable_text(created.substr(0, 40))));
+  if (*at > std::chrono::system_clock::now() + kCreatedAheadAllowed)
+    throw InputError(fmt::format("{}: created {} is more than a day after this machine's clock (now {}): a night from "
+                                 "the future would stay the newest of its series until then; correct the clock of the "
+                                 "machine that made it and 'created' in the file, or this machine's clock",
+                                 origin, created, utc_now_iso8601()));
+}
 
 // The last SQLite error on `db` as an InputError that says the way out.
 [[noreturn]] void throw_sqlite_error(sqlite3* db, const std::filesystem::path& path) {
@@ -166,6 +220,7 @@ int HistoryStore::add(const RunResults& run, const std::string& origin, bool all
     throw InputError(fmt::format("{}: no device fingerprint or tier: not a results file of rooftop run", origin));
   if (!m.complete)
     throw InputError(fmt::format("{}: an incomplete run (interrupted?): its medians would not be the night's", origin));
+  check_created(m.created, origin);
   if (m.injected_slowdown && !allow_injected)
     throw InputError(fmt::format("{}: made with an injected slowdown ({}, gate calibration): its times were slowed on "
                                  "purpose, not the night's; unset ROOFTOP_INJECT_SLOWDOWN and run again (to calibrate "

@@ -38,9 +38,11 @@ class HistoryStore {
   HistoryStore& operator=(const HistoryStore&) = delete;
 
   // Adds a run's ok points in one transaction (all or nothing); returns how many. Refuses
-  // (InputError) a run without a fingerprint or tier, an incomplete run, a run made with an
-  // injected slowdown (unless `allow_injected`: calibrating the history check), and a run
-  // already in the store (the same device, tier and creation time).
+  // (InputError) a run without a fingerprint or tier, an incomplete run, a run whose
+  // `created` is no UTC time or more than a day after this machine's clock (it would stay
+  // the newest night of its series), a run made with an injected slowdown (unless
+  // `allow_injected`: calibrating the history check), and a run already in the store (the
+  // same device, tier and creation time).
   int add(const RunResults& run, const std::string& origin, bool allow_injected = false);
   std::vector<HistorySeries> series() const;
   static constexpr int kSchemaVersion = 1;

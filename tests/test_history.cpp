@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <fmt/format.h>
@@ -96,6 +98,35 @@ TEST_CASE("history: runs go in whole, in order, a series per device and tier, ba
   REQUIRE(series[1].points.size() == 2);
   CHECK(series[1].points[0].median_s == Approx(1.002e-3));
   CHECK(series[1].points[1].median_s == Approx(1.1022e-3));
+}
+
+// Issue 52, N17: a night dated 2099 was added, and stayed the newest of its series for ever.
+TEST_CASE("history: a run dated more than a day ahead, or not in UTC as rooftop writes it, is refused", "[history]") {
+  const auto utc = [](std::chrono::system_clock::time_point t) {
+    const std::time_t s = std::chrono::system_clock::to_time_t(t);
+    std::tm tm{};
+    gmtime_r(&s, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return std::string(text);
+  };
+  const auto now = std::chrono::system_clock::now();
+  const auto path = fresh_file("ahead.sqlite");
+  HistoryStore store(path);
+  CHECK_THROWS_WITH(store.add(night("2099-01-01T03:00:00Z", 1e-3), "future.json"),
+                    Catch::Contains("future.json: created 2099-01-01T03:00:00Z is more than a day after this machine's "
+                                    "clock") && Catch::Contains("correct the clock"));
+  CHECK_THROWS_WITH(store.add(night(utc(now + std::chrono::hours(25)), 1e-3), "tomorrow.json"),
+                    Catch::Contains("more than a day after"));
+  for (const char* bad : {"yesterday", "2026-02-30T00:00:00Z", "2026-11-28 03:00:00Z", "2026-11-28T03:00:00+01:00",
+                          "2026-11-28T03:00:00", "2026-11-28T24:00:00Z", "2026-11-28T03:00:00.Z"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(store.add(night(bad, 1e-3), "odd.json"), Catch::Contains("is not a UTC time"));
+  }
+  CHECK(store.series().empty());
+  // Another machine's clock a few hours ahead, a fraction of a second: taken.
+  CHECK(store.add(night(utc(now + std::chrono::hours(3)), 1e-3), "ahead.json") == 1);
+  CHECK(store.add(night("2026-11-28T03:00:00.25Z", 1e-3), "fraction.json") == 1);
 }
 
 TEST_CASE("history: a file of another schema, not a database, or locked is a clear error", "[history]") {

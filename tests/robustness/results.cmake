@@ -1,8 +1,8 @@
 # Issue 52 (hardening, fourth pass): results files the stores and the gate must not take at
-# their word (N8), rewritten with another mode (N13), or read in time quadratic in a point's
-# samples (N14), each case a test that fails on 9605003. tests/robustness/results_cli.py
-# says what each tries.
-foreach(case n8 n13 n14)
+# their word (N8: an injected slowdown; N17: a date in the future), rewritten with another
+# mode (N13), or read in time quadratic in a point's samples (N14), each case a test that
+# fails on 9605003. tests/robustness/results_cli.py says what each tries.
+foreach(case n8 n13 n14 n17)
   add_test(NAME cli.results_${case}
     COMMAND Python3::Interpreter ${CMAKE_CURRENT_SOURCE_DIR}/robustness/results_cli.py $<TARGET_FILE:rooftop>
             ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/results-robustness ${case})

@@ -11,6 +11,9 @@ n13 a results file (`run --out`) or stored baseline (`baseline update`) made 060
 n14 20,000 samples in one point: compare took 55 s and 3 GB (the median of all 2 x 10^8 Walsh
     averages, and a median interval summed afresh for every rank); now compare, gate and
     report each take well under a second (CTest's TIMEOUT, 20 s, fails the old code).
+n17 a results file created 2099-01-01 went into the history (exit 0) and stayed the newest
+    night of its series for ever; now `history add` refuses a run dated more than a day
+    ahead of the clock, or not in UTC as rooftop writes it (exit 2), and takes the next.
 
 usage: results_cli.py ROOFTOP SOURCE_DIR WORK_DIR CASE
 """
@@ -115,5 +118,19 @@ def n14():
             fail(f"20,000 samples a point: exit {got[0]}\n{got[1]}")
 
 
-{"n8": n8, "n13": n13, "n14": n14}[case]()
+def n17():
+    db = os.path.join(work, "h.sqlite")
+    night = json.load(open(kept))
+    for created, said in (("2099-01-01T03:00:00Z", "created 2099-01-01T03:00:00Z is more than a day after this "
+                                                    "machine's clock"),
+                          ("yesterday", "created 'yesterday' is not a UTC time")):
+        night["created"] = created
+        odd = os.path.join(work, "odd.json")
+        json.dump(night, open(odd, "w"))
+        expect(2, said, run("history", "add", odd, "--db", db))
+    expect(0, "benchmarks added", run("history", "add", kept, "--db", db))
+    expect(0, "series", run("history", "check", "--db", db), absent="2099")
+
+
+{"n8": n8, "n13": n13, "n14": n14, "n17": n17}[case]()
 print(f"results {case}: ok")
