@@ -143,9 +143,7 @@ double discovery_p(const NoiseModel& model, const ModelFit& fit, double tau) {
     if (prior[g] > 1e-12) scale = std::max(scale, std::sqrt(own_variance[g]));
   const double span = 20 * tau + 40 * scale;
   const double observed = statistic(mixture(weights(fit.own_s2)), fit.own, tau, span);
-  const auto tail = [&](double t) {  // P(|noise| > t sd) under the model's tails
-    return std::isinf(fit.df) ? std::erfc(t / std::numbers::sqrt2) : 2 * student_t_cdf(-t, fit.df);
-  };
+  const auto tail = [&](double t) { return 2 * standard_upper_tail(fit, t); };  // P(|noise| > t sd)
   const auto ratios = fit.own_df > 0 ? chi_square_ratio_points(fit.own_df) : std::vector<double>{1.0};
   // The redrawn sample variances of every grid point, sorted: the threshold on |d| is a
   // smooth function of them, found once each on a log grid and interpolated.
@@ -168,8 +166,12 @@ double discovery_p(const NoiseModel& model, const ModelFit& fit, double tau) {
     if (cut.size() == 1 || !(hi > lo)) return cut.front();
     const double x = (std::log(s2) - log_s2.front()) / (log_s2.back() - log_s2.front()) * (kThresholdPoints - 1);
     const int i = std::clamp(static_cast<int>(x), 0, kThresholdPoints - 2);
-    const double f = std::clamp(x - i, 0.0, 1.0);
-    return cut[static_cast<std::size_t>(i)] * (1 - f) + cut[static_cast<std::size_t>(i) + 1] * f;
+    const double f = std::clamp(x - i, 0.0, 1.0), a = cut[static_cast<std::size_t>(i)],
+                 b = cut[static_cast<std::size_t>(i) + 1];
+    // Beyond every reachable statistic the threshold is infinite (no tail); between a finite
+    // and an infinite one, the finite (inf * 0 is NaN, and the p would be lost).
+    if (std::isinf(a) || std::isinf(b)) return f == 0 ? a : f == 1 ? b : std::min(a, b);
+    return a * (1 - f) + b * f;
   };
   double p = 0;
   for (std::size_t g = 0; g < prior.size(); ++g) {

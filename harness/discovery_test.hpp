@@ -1,5 +1,5 @@
 #pragma once
-// The gate's population p, with 5 or more baseline runs in a suite of unlike benchmarks: how
+// The gate's population p, with 3 or more baseline runs in a suite of unlike benchmarks: how
 // often a benchmark of this suite, unchanged, would look at least as much like a change as
 // this one does. The statistic is the likelihood ratio of a change of +-5/3 tau against none,
 // each side a mixture over the suite's variances weighted by the benchmark's own runs (the
@@ -8,8 +8,8 @@
 // benchmark's sample variance redrawn), not conditional on the benchmark's own runs. That
 // spends the false-alarm level where a change can be seen: a kernel whose runs agree to 0.2%
 // shows 5% plainly, one whose runs scatter 3% cannot. On 17 real H200 nights (18 GEMMs, 5% in
-// 4) it caught 81/84/87% of nights at 5/8/10 baseline nights where the conditional p caught
-// 61/71/78% (docs/gate.md, "Calibration on real nights").
+// 4), with the noise model's precision-weighted factor and tails, it catches 95/97/99% of
+// nights at 5/8/10 baseline nights (docs/gate.md, "Calibration on real nights").
 #include "harness/noise_model.hpp"
 
 namespace rooftop {

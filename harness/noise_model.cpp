@@ -23,12 +23,19 @@ constexpr double kChiSquareMedian = 0.454936;
 // A squared standardised change beyond 16 (4 sd) is no part of the bulk: one in 15,000 of a
 // normal bulk's, one in 50 of a Student t's of 3 df.
 constexpr double kOutlierRatio = 16;
-// The tails' likelihood slack with baseline runs (chosen by the calibration, docs/gate.md:
-// 0.5 let Student t 3 df drift FAIL 5% of A/A suites, 2 cost a tenth of the quiet power):
-// the heaviest Student t within 1.5 log units of the best fit. With one baseline run the
-// best fit itself, at most 10 df.
-constexpr double kTailSlackRuns = 1.5;
 constexpr double kMadToSd = 1.4826;
+// The tails' likelihood slack with 2 to 4 baseline runs (chosen by the calibration,
+// docs/gate.md: 0.5 let Student t 3 df drift FAIL 5% of A/A suites, 2 cost a tenth of the
+// quiet power): the heaviest Student t within 1.5 log units of the best fit.
+constexpr double kTailSlackFewRuns = 1.5;
+// The one-sided normal quantile of the run's overdispersion's lower bound (80%), with 5 or
+// more baseline runs.
+constexpr double kOverdispersionZ = 0.8416;
+// A load's slowdown, not a commit's: a machine loaded for part of a run slows what it
+// touches by 1.5x and more; a commit's regressions of 5-20% in a quarter of a suite are
+// for the gate to FAIL. With baseline runs only changes beyond 25% count as the outliers of
+// `outlier_share`.
+const double kLoadSizedChange = std::log(1.25);
 
 // Tukey's median polish of the baseline runs (benchmarks x runs, aligned at the newest run,
 // missing where a benchmark is younger than the run): levels per benchmark, factors per run
@@ -113,6 +120,70 @@ double robust_centre(std::span<const double> values) {
   return kept.empty() ? mid : median(kept);
 }
 
+// With baseline runs, each benchmark's shift is known to within its own variance: the quiet
+// ones tell the run's factor far better than the noisy ones (an H200's GEMMs span 0.2% to 3%
+// night to night). The factor is the minimum of a sum of Tukey's biweight losses of the
+// shifts in units of their own sds (c = 4.685, 95% efficient on normal noise), found by a
+// search over every shift as a start and refined by reweighting. Each benchmark's loss is
+// bounded, so the factor is the one that most benchmarks agree on, whatever their weights: a
+// third of a suite regressing together cannot move it (an unweighted median moved +1% with 4
+// of the H200's 18 GEMMs at +5%, 4 sds of the quiet ones). Its variance is the inliers'
+// precision-weighted mean's, less the biweight's 95% efficiency.
+constexpr double kBiweightC = 4.685;
+struct WeightedCentre {
+  double centre = 0, variance = 0;
+};
+WeightedCentre precision_weighted_centre(std::span<const double> values, std::span<const double> variances) {
+  const std::size_t n = values.size();
+  std::vector<double> sd(n);
+  const double typical = median(std::vector<double>(variances.begin(), variances.end()));
+  for (std::size_t b = 0; b < n; ++b) sd[b] = std::sqrt(std::max(variances[b], std::max(typical / 100, 1e-300)));
+  const auto loss = [&](double c) {
+    double sum = 0;
+    for (std::size_t b = 0; b < n; ++b) {
+      const double u = std::min(std::fabs(values[b] - c) / (sd[b] * kBiweightC), 1.0), v = 1 - u * u;
+      sum += 1 - v * v * v;
+    }
+    return sum;
+  };
+  double best = values[0], best_loss = loss(best);
+  for (double c : values)
+    if (const double l = loss(c); l < best_loss) best = c, best_loss = l;
+  double centre = best;
+  for (int i = 0; i < 50; ++i) {  // iteratively reweighted least squares from the best start
+    double num = 0, den = 0;
+    for (std::size_t b = 0; b < n; ++b) {
+      const double u = (values[b] - centre) / (sd[b] * kBiweightC);
+      if (std::fabs(u) >= 1) continue;
+      const double w = (1 - u * u) * (1 - u * u) / (sd[b] * sd[b]);
+      num += w * values[b];
+      den += w;
+    }
+    if (!(den > 0)) break;
+    const double next = num / den;
+    if (std::fabs(next - centre) < 1e-12) break;
+    centre = next;
+  }
+  WeightedCentre out;
+  out.centre = loss(centre) <= best_loss ? centre : best;
+  // The variance: the model's (the inliers' precision, less the biweight's 95% efficiency)
+  // or the sandwich's from the shifts' own scatter about the centre, the larger. A few runs'
+  // variances are themselves uncertain: a benchmark whose runs agreed by chance weighs more
+  // than it should, and the scatter shows it.
+  double precision = 0, score = 0, slope = 0;
+  for (std::size_t b = 0; b < n; ++b) {
+    const double r = (values[b] - out.centre) / sd[b], u = r / kBiweightC;
+    if (std::fabs(u) >= 1) continue;
+    precision += 1 / (sd[b] * sd[b]);
+    const double psi = r * (1 - u * u) * (1 - u * u), dpsi = (1 - u * u) * (1 - 5 * u * u);
+    score += psi * psi / (sd[b] * sd[b]);
+    slope += dpsi / (sd[b] * sd[b]);
+  }
+  const double model = precision > 0 ? 1 / (0.95 * precision) : typical;
+  out.variance = slope > 0 ? std::max(model, score / (slope * slope)) : model;
+  return out;
+}
+
 // The t2 at which the median of ratio(b, t2) over `members` is a chi-square's median;
 // `ratio` falls as t2 grows.
 template <typename Ratio>
@@ -163,18 +234,17 @@ double drift_across_benchmarks(std::span<const double> own, std::span<const doub
   return t2;
 }
 
-// The Student t that the standardised residuals z look like, its df fitted by maximum
-// likelihood (the scale free) over a grid from 3 to normal, and then the heaviest df whose
-// likelihood lies within `slack` log units of the best (0: the best fit itself; a
-// likelihood interval's conservative end): a ratio of percentiles of a few dozen values told normal noise from a
-// Student t of 3 df too rarely, and a t of 3 df makes a test that finds nothing. Benchmarks
-// that drift several times more than the rest look the same way and get the same
-// protection.
-double tail_df(std::span<const double> z, double slack) {
-  // Under 20 residuals (a suite of a few benchmarks) the tails cannot be seen: assume them
-  // heavy, as a machine's shared jumps make them.
-  if (z.size() < 20) return 4;
-  constexpr double kCandidates[] = {std::numeric_limits<double>::infinity(), 60, 30, 20, 15, 10, 8, 6, 5, 4, 3};
+constexpr double kTailCandidates[] = {std::numeric_limits<double>::infinity(), 60, 30, 20, 15, 10, 8, 6, 5, 4, 3};
+
+// The Student t's that the standardised residuals z look like: each candidate df's profile
+// log likelihood (the scale free), over a grid from 3 to normal. Under 20 residuals (a suite
+// of a few benchmarks) the tails cannot be seen: they are taken as heavy (4 df), as a
+// machine's shared jumps make them.
+struct TailFit {
+  std::vector<double> df, log_likelihood;
+};
+TailFit fit_tails(std::span<const double> z) {
+  if (z.size() < 20) return {{4}, {0}};
   const auto log_likelihood = [&](double df, double log_scale) {
     const double scale = std::exp(log_scale);
     double sum = 0;
@@ -189,22 +259,57 @@ double tail_df(std::span<const double> z, double slack) {
   std::vector<double> magnitude;
   for (double x : z) magnitude.push_back(std::fabs(x));
   const double centre = std::log(std::max(median(magnitude), 1e-300));
-  if (!std::isfinite(centre) || median(magnitude) <= 0) return std::numeric_limits<double>::infinity();
-  std::vector<double> best;
-  for (double df : kCandidates) {
+  if (!std::isfinite(centre) || median(magnitude) <= 0) return {{std::numeric_limits<double>::infinity()}, {0}};
+  TailFit fit;
+  for (double df : kTailCandidates) {
     double a = centre - 3, b = centre + 3;  // golden section on the log scale
     for (int i = 0; i < 60 && b - a > 1e-6; ++i) {
       const double c = b - 0.618034 * (b - a), d = a + 0.618034 * (b - a);
       if (log_likelihood(df, c) > log_likelihood(df, d)) b = d;
       else a = c;
     }
-    best.push_back(log_likelihood(df, 0.5 * (a + b)));
+    fit.df.push_back(df);
+    fit.log_likelihood.push_back(log_likelihood(df, 0.5 * (a + b)));
   }
-  const double top = *std::max_element(best.begin(), best.end());
-  std::size_t heaviest = 0;
-  for (std::size_t i = 0; i < best.size(); ++i)
-    if (best[i] >= top - slack) heaviest = i;
-  return kCandidates[heaviest];
+  return fit;
+}
+
+// The df of the best fit, or (slack > 0) the heaviest whose likelihood lies within `slack`
+// log units of the best: a likelihood interval's conservative end. (One baseline run takes
+// the best fit: a ratio of percentiles of a few dozen values told normal noise from a Student
+// t of 3 df too rarely, the likelihood does.)
+double tail_df(std::span<const double> z, double slack) {
+  const auto fit = fit_tails(z);
+  const double top = *std::max_element(fit.log_likelihood.begin(), fit.log_likelihood.end());
+  std::size_t heaviest = 0;  // the candidates run from normal to 3 df
+  for (std::size_t i = 0; i < fit.df.size(); ++i)
+    if (fit.log_likelihood[i] >= top - slack) heaviest = i;
+  return fit.df[heaviest];
+}
+
+// With 5 or more baseline runs, the tails as a posterior over the candidates (each weighed
+// by its likelihood, the candidates' grid the prior): a test's p averages over what the
+// residuals leave open. The heaviest df within 1.5 log units of the best instead counted a t
+// of 3 df whole where the residuals gave it a quarter of the weight: a real H200 kernel's 5%
+// change, 10 of its sds, read p 0.003 instead of 0.0002. With 3 or 4 runs each residual's
+// leave-one-out prediction rests on 1 or 2 df, whose own uncertainty hides heavy tails from
+// the fit: there the posterior let Student t 3 df drift FAIL 6% of A/A suites (3 runs), and
+// the conservative end (kTailSlackFewRuns) holds it to 1%.
+inline constexpr int kMinRunsForTailPosterior = 5;
+void tail_posterior(std::span<const double> z, std::vector<double>& df, std::vector<double>& weight) {
+  const auto fit = fit_tails(z);
+  const double top = *std::max_element(fit.log_likelihood.begin(), fit.log_likelihood.end());
+  df.clear();
+  weight.clear();
+  double total = 0;
+  for (std::size_t i = 0; i < fit.df.size(); ++i) {
+    const double w = std::exp(fit.log_likelihood[i] - top);
+    if (w < 1e-4) continue;  // a thousandth of the best fit's weight: no part of any p
+    df.push_back(fit.df[i]);
+    weight.push_back(w);
+    total += w;
+  }
+  for (double& w : weight) w /= total;
 }
 
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); }
@@ -265,7 +370,9 @@ void fit_drift_from_runs(std::span<const ModelInput> inputs, int runs, const std
       z.push_back(normal_quantile(std::clamp(u, 1e-12, 1 - 1e-12)));
     }
   }
-  const double tails = tail_df(z, kTailSlackRuns);
+  std::vector<double> tail_dfs{0}, tail_weights{1};
+  if (runs >= kMinRunsForTailPosterior) tail_posterior(z, tail_dfs, tail_weights);
+  else tail_dfs[0] = tail_df(z, kTailSlackFewRuns);
   model.grid_variance = grid.variance;
   const auto smooth = fit_lognormal_grid(grid, pooled_v, pooled_df, floor);
   model.grid_weight = smooth.weight;
@@ -279,7 +386,10 @@ void fit_drift_from_runs(std::span<const ModelInput> inputs, int runs, const std
     for (double v : grid.variance)
       fit.prior_component_variance.push_back(std::max(v, inputs[b].floor) * (1 + 1 / std::max(counts[b], 1.0)));
     const auto w = dfs[b] > 0 ? posterior_weights(grid, variances[b], dfs[b], floor) : grid.weight;
-    fit.df = tails;
+    fit.tail_df = tail_dfs;
+    fit.tail_weight = tail_weights;
+    fit.df = tail_dfs[static_cast<std::size_t>(std::max_element(tail_weights.begin(), tail_weights.end()) -
+                                                tail_weights.begin())];
     fit.mix_weight.clear();
     fit.mix_variance.clear();
     fit.variance = 0;
@@ -337,8 +447,48 @@ double timer_tick(std::span<const double> seconds) {
   return tick;
 }
 
+namespace {
+
+// P(T > t) for the tails' candidates (kTailCandidates), from a table of its log on a fine grid
+// of t (built once): a gate asks it for every benchmark, every component of its posterior
+// over the suite's variances and every candidate, and the incomplete beta took 90% of a
+// gate's time. Linear in log P between points 0.005 apart: relative error under 1e-5.
+constexpr double kTableStep = 0.005, kTableEnd = 40;
+double candidate_upper_tail(double t, double df) {
+  if (std::isinf(df)) return 0.5 * std::erfc(t / std::numbers::sqrt2);
+  if (t < 0) return 1 - candidate_upper_tail(-t, df);
+  const auto* it = std::find(std::begin(kTailCandidates), std::end(kTailCandidates), df);
+  if (it == std::end(kTailCandidates) || t >= kTableEnd) return student_t_cdf(-t, df);
+  static const auto tables = [] {
+    std::vector<std::vector<double>> out;
+    const int points = static_cast<int>(kTableEnd / kTableStep) + 1;
+    for (double candidate : kTailCandidates) {
+      std::vector<double> logs(static_cast<std::size_t>(points));
+      if (!std::isinf(candidate))
+        for (int i = 0; i < points; ++i) logs[static_cast<std::size_t>(i)] = std::log(student_t_cdf(-i * kTableStep, candidate));
+      out.push_back(std::move(logs));
+    }
+    return out;
+  }();
+  const auto& logs = tables[static_cast<std::size_t>(it - std::begin(kTailCandidates))];
+  const double x = t / kTableStep;
+  const auto i = static_cast<std::size_t>(x);
+  const double f = x - static_cast<double>(i);
+  return std::exp(logs[i] * (1 - f) + logs[i + 1] * f);
+}
+
+}  // namespace
+
+double standard_upper_tail(const ModelFit& fit, double t) {
+  const auto one = [&](double df) { return candidate_upper_tail(t, df); };
+  if (fit.tail_df.empty()) return one(fit.df);
+  double p = 0;
+  for (std::size_t i = 0; i < fit.tail_df.size(); ++i) p += fit.tail_weight[i] * one(fit.tail_df[i]);
+  return p;
+}
+
 double noise_upper_tail(const ModelFit& fit, double x) {
-  const auto tail = [&](double t) { return std::isinf(fit.df) ? 0.5 * std::erfc(t / std::numbers::sqrt2) : student_t_cdf(-t, fit.df); };
+  const auto tail = [&](double t) { return standard_upper_tail(fit, t); };
   if (fit.mix_variance.empty()) return fit.variance > 0 ? tail(x / std::sqrt(fit.variance)) : (x < 0 ? 1.0 : 0.0);
   double p = 0;
   for (std::size_t i = 0; i < fit.mix_variance.size(); ++i) p += fit.mix_weight[i] * tail(x / std::sqrt(fit.mix_variance[i]));
@@ -396,25 +546,52 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
   std::vector<double> shift(n), own(n);
   for (std::size_t b = 0; b < n; ++b) shift[b] = inputs[b].current - level[b];
   model.suite.estimated = factors;
-  model.suite.shift = factors ? robust_centre(shift) : 0;
+  // With baseline runs each benchmark's variance is known before the current run is looked
+  // at, and weighs its shift in the factor; with one, the factor comes first.
+  std::vector<double> shift_variance;
+  if (runs >= 2) {
+    model.suite.run_spread = sample_stddev(factor);
+    fit_drift_from_runs(inputs, runs, level, factor, model);
+    for (const auto& f : model.benchmarks) shift_variance.push_back(f.variance);
+  }
+  const auto weighted = factors && runs >= 2 ? precision_weighted_centre(shift, shift_variance) : WeightedCentre{};
+  model.suite.shift = !factors ? 0 : runs >= 2 ? weighted.centre : robust_centre(shift);
   for (std::size_t b = 0; b < n; ++b) own[b] = shift[b] - model.suite.shift;
-  if (runs >= 2) model.suite.run_spread = sample_stddev(factor);
-
-  if (runs >= 2) fit_drift_from_runs(inputs, runs, level, factor, model);
-  else fit_drift_from_one_run(inputs, own, factors, drift_prior_sd, model);
+  if (runs < 2) fit_drift_from_one_run(inputs, own, factors, drift_prior_sd, model);
   if (factors && runs >= 2) {
     // The empirical null (Efron 2004): the unchanged majority's own changes should look like
     // the model's noise. A run noisier throughout than the baseline's calm runs spreads them
-    // wider; the bulk's robust scale (the median of the ratios, the changed benchmarks beyond
-    // kOutlierRatio left out) then widens every benchmark's variance, never narrows it. A
-    // load that slows part of a suite a lot looks like a regression of that part in one run:
-    // the nightly's re-run (`gate --confirm`) tells them apart.
-    std::vector<double> z;
+    // wider, and its scale widens every benchmark's variance, never narrows it. Read twice,
+    // each with no help from the regressions: the bulk (the median of the ratios, those
+    // beyond kOutlierRatio left out), and the benchmarks that ran faster (a regression is a
+    // slowdown; a run four times as noisy puts half the bulk beyond kOutlierRatio, and its
+    // faster half still shows it). A load that slows part of a suite a lot looks like a
+    // regression of that part in one run: the nightly's re-run (`gate --confirm`) tells them
+    // apart.
+    std::vector<double> bulk, faster;
     for (std::size_t b = 0; b < n; ++b) {
       const double ratio = own[b] * own[b] / model.benchmarks[b].variance;
-      if (ratio <= kOutlierRatio) z.push_back(ratio);
+      if (ratio <= kOutlierRatio) bulk.push_back(ratio);
+      if (own[b] < 0) faster.push_back(ratio);
     }
-    if (z.size() * 2 >= n) model.run_overdispersion = std::max(1.0, median(z) / kChiSquareMedian);
+    // The median of m chi-square ratios scatters by about 2.33 / sqrt(m) in its log (0.62
+    // for 14 benchmarks): an unchanged run would read x1.7 one time in five. With 5 or more
+    // baseline runs the widening is the estimate's lower 80% bound, so that chance alone
+    // seldom widens a calm run's noise (the point estimate widened real H200 nights 1.4-2x:
+    // 5% in 4 of 18 FAILed 91% of nights at 5 runs, 95% with the bound). With 2 to 4 the point
+    // estimate: its widening also covers the tails so few runs cannot show (with the bound,
+    // Student t 3 df drift FAILed 4% of A/A suites at 2 runs, 1.5% without).
+    // The faster half's reading always takes its lower bound: it is the second of two, and
+    // the larger of two point estimates widens by chance (5% at CV 1% caught 94% with 3
+    // runs, 98% without it).
+    const auto lower_bound = [](const std::vector<double>& ratios, double z) {
+      const double scatter = 2.333 / std::sqrt(static_cast<double>(ratios.size()));
+      return median(ratios) / kChiSquareMedian * std::exp(-z * scatter);
+    };
+    if (bulk.size() * 2 >= n)
+      model.run_overdispersion = std::max(1.0, lower_bound(bulk, runs >= kMinRunsForTailPosterior ? kOverdispersionZ : 0));
+    if (faster.size() * 4 >= n)
+      model.run_overdispersion = std::max(model.run_overdispersion, lower_bound(faster, kOverdispersionZ));
     for (auto& f : model.benchmarks) {
       f.variance *= model.run_overdispersion;
       for (auto& component : f.mix_variance) component *= model.run_overdispersion;
@@ -422,10 +599,12 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
     }
   }
   if (factors) {
-    // The factor is a median of the shifts: (pi / 2) of a mean's variance.
+    // One run: the factor is a median of the shifts, (pi / 2) of a mean's variance. With
+    // runs, the weighted centre's, widened as the benchmarks' were.
     std::vector<double> v;
     for (const auto& f : model.benchmarks) v.push_back(f.variance);
-    model.suite.variance = std::numbers::pi / 2 * median(v) / static_cast<double>(n);
+    model.suite.variance = runs >= 2 ? weighted.variance * model.run_overdispersion
+                                     : std::numbers::pi / 2 * median(v) / static_cast<double>(n);
     for (auto& f : model.benchmarks) {
       f.variance += model.suite.variance;
       for (auto& component : f.mix_variance) component += model.suite.variance;
@@ -435,7 +614,10 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
   std::size_t outliers = 0;
   for (std::size_t b = 0; b < n; ++b) {
     model.benchmarks[b].own = own[b];
-    outliers += own[b] * own[b] > kOutlierRatio * model.benchmarks[b].variance;
+    // With one baseline run the drift is read across the benchmarks: outliers of any size
+    // say the run is unlike the baseline's.
+    outliers += own[b] * own[b] > kOutlierRatio * model.benchmarks[b].variance &&
+                (runs < 2 || std::fabs(own[b]) > kLoadSizedChange);
   }
   model.outlier_share = static_cast<double>(outliers) / static_cast<double>(n);
   return model;

@@ -6,8 +6,9 @@
 //
 // run[r]: the run's factor, shared by every benchmark of the run (the machine that day),
 // estimated robustly across benchmarks (medians: Tukey's median polish over the baseline
-// runs; for the current run the median of the shifts near their densest half, which a third
-// of a suite regressing cannot move). drift[b, r]: the benchmark's own change from run to
+// runs; for the current run, with baseline runs, the biweight centre of the shifts weighted
+// by each benchmark's precision, with one the median of the shifts near their densest half:
+// a third of a suite regressing moves neither). drift[b, r]: the benchmark's own change from run to
 // run, its variance estimated per benchmark and shrunk toward the suite's (Smyth 2004)
 // where there are runs to estimate it from, or, with a single baseline run, estimated
 // across the benchmarks from the current comparison itself (a median of chi-square ratios,
@@ -36,7 +37,10 @@ struct ModelInput {
 struct ModelFit {
   double own = 0;        // the benchmark's change less the run's factor (log)
   double variance = 0;   // of `own` (the mixture's mean, where there is one)
-  double df = 0;         // of its Student-t (each component's, where there is a mixture)
+  double df = 0;         // of its Student-t (each component's, where there is a mixture); the likeliest
+  // With baseline runs: the tails as a posterior over Student t's (df and weight); empty:
+  // `df` alone.
+  std::vector<double> tail_df, tail_weight;
   // With baseline runs: the benchmark's run-to-run variance as a posterior over a grid (the
   // suite's distribution of variances, estimated nonparametrically): the variances of `own`
   // under each grid point and their weights. Empty: one Student t of `variance`.
@@ -47,6 +51,8 @@ struct ModelFit {
   double own_s2 = 0, own_df = 0;
   std::vector<double> prior_component_variance;
 };
+// P(noise > t sd) for one component of unit sd, under the fit's tails.
+double standard_upper_tail(const ModelFit& fit, double t);
 // P(noise > x) for the noise of `own` under the fit, and its p-quantile.
 double noise_upper_tail(const ModelFit& fit, double x);
 double noise_quantile(const ModelFit& fit, double p);
@@ -66,8 +72,9 @@ struct NoiseModel {
   // How much wider than the baseline runs' noise the current run's unchanged bulk spreads
   // (>= 1; the variances were multiplied by it).
   double run_overdispersion = 1;
-  // The share of benchmarks whose own change lies beyond 4 of the model's sds: the
-  // changed ones (a loaded run slows a random third of a suite).
+  // The share of benchmarks whose own change lies beyond 4 of the model's sds and, with
+  // baseline runs, beyond 25%: a load's (a loaded run slows a random third of a suite by
+  // 1.5x and more).
   double outlier_share = 0;
   // With baseline runs, for the population test: the suite's grid of run-to-run variances
   // and a log-normal's weights on it, fitted to the benchmarks' variances (smoother than the

@@ -4,7 +4,9 @@
 add`), then through the CLI:
   - night 12 with 5% put into 4 kernels (their samples x1.05): exit 1, and exactly those 4 FAIL;
   - night 12 with 5% in every kernel: no benchmark FAILs alone (a suite-wide shift);
-  - nights 13 to 17 unchanged: each exits 0, no FAIL.
+  - nights 13 to 17 unchanged: each exits 0, no FAIL;
+  - against nights 3, 9, 11, 15 and 17, night 12 with 5% in m2048_n2048_k2048 and 3 others:
+    m2048 FAILs and every p is a number.
 
 usage: gate_real_nights.py ROOFTOP SOURCE_DIR OUT_DIR
 """
@@ -59,6 +61,23 @@ for n in range(13, 18):
     print(f"night {n}, unchanged: exit {code}")
     if code != 0 or failed:
         failures.append(f"unchanged night {n}: exit {code}, FAIL {failed}")
+# Five other nights as the baseline, and 5% in four kernels of night 12, m2048_n2048_k2048 among
+# them: a change beyond what most of the suite's variances can reach. Its population p was
+# NaN (an infinite threshold times 0), and the gate exited 6 with nothing FAILed.
+five = os.path.join(out, "five-nights.sqlite")
+for n in (3, 9, 11, 15, 17):
+    subprocess.run([rooftop, "history", "add", night(n), "--db", five], check=True, capture_output=True)
+slow = {f"gemm/cuda/bf16/{s}" for s in ("m2048_n2048_k2048", "m512_n512_k512", "m128_n14336_k4096",
+                                         "m128_n4096_k14336")}
+verdicts_path = os.path.join(out, "five-verdicts.json")
+code = subprocess.run([rooftop, "gate", "--history", five, slowed(slow, 1.05, "five"), "--json", verdicts_path],
+                      capture_output=True, text=True).returncode
+comparisons = json.load(open(verdicts_path))["comparisons"]
+p_missing = [c["name"] for c in comparisons if not isinstance(c.get("p"), (int, float))]
+m2048 = next(c["verdict"] for c in comparisons if c["name"].endswith("m2048_n2048_k2048"))
+print(f"night 12 against nights 3, 9, 11, 15, 17, 5% in 4: exit {code}, m2048 {m2048}, p missing {p_missing}")
+if p_missing or m2048 != "FAIL" or code != 1:
+    failures.append(f"5 nights, m2048 +5%: exit {code}, m2048 {m2048}, p not a number for {p_missing}")
 for f in failures:
     print("FAILED:", f)
 sys.exit(1 if failures else 0)

@@ -71,8 +71,9 @@ TEST_CASE("calibration: slowdowns are caught where the noise allows, and no gate
     CHECK(t.caught_rate() >= e.at_least);
   }
   // A GPU's unlike kernels (0.2% to 3% from night to night): from 5 baseline nights the
-  // population test finds 5% in 4 of 18 in 72% of nights (200 gates; each benchmark's own p
-  // alone: 40%).
+  // population test finds 5% in 4 of 18 in 96% of nights (docs/gate.md's table; each
+  // benchmark's own p alone: 40%; before the run's factor was weighted by each benchmark's
+  // precision and the tails averaged over their posterior: 72%).
   {
     Scenario s;
     s.noise = shapes.back();
@@ -82,7 +83,7 @@ TEST_CASE("calibration: slowdowns are caught where the noise allows, and no gate
     REQUIRE(s.noise.unlike_kernels);
     const auto t = simulate(s, 100, config, 3905);
     INFO(fmt::format("{}, 5 runs: 5% in 4, the night FAILs {:.0f}%", s.noise.name, 100 * t.gates_failed_rate()));
-    CHECK(t.gates_failed_rate() >= 0.55);
+    CHECK(t.gates_failed_rate() >= 0.88);
   }
   // Never exit 0 while an interval lies wholly above tau, in any shape, with or without a slowdown.
   std::uint64_t seed = 3800;
