@@ -52,7 +52,8 @@ std::string short_time(double s) {
   return fmt::format("{:.3g} s", s);
 }
 
-// A serve point's name without its rate: "llama-3.2-1b_serve_r4_n48_chat" as "llama-3.2-1b_serve_n48_chat".
+// A serve point's name without its rate: "llama-3.2-1b_serve_r4_n48_chat" as "llama-3.2-1b_serve_n48_chat"
+// (the load's other options, "_batch8", stay).
 std::string name_without_rate(std::string shape) {
   if (const auto at = shape.find("_serve_r"); at != std::string::npos) {
     const auto end = shape.find('_', at + 8);
@@ -76,7 +77,10 @@ std::vector<ServeCurve> serve_curves(const std::vector<ReportInput>& inputs) {
       const std::string workload =
           fmt::format("{} {}, lengths {}, {} requests, batch {}, budget {}", param_text(r, "model"), dtype_name(r.problem.dtype),
                       param_text(r, "lengths"), param_text(r, "requests"), param_text(r, "max_batch"), param_text(r, "token_budget"));
-      const std::string key = fmt::format("{}|{}|{}|{}|{}", run.meta.fingerprint, r.problem.backend, workload, slo_ttft, slo_tpot);
+      // The name without its rate holds every option of the load (seed, window, cache, ...):
+      // loads that differ in one are two curves.
+      const std::string key = fmt::format("{}|{}|{}|{}|{}|{}", run.meta.fingerprint, r.problem.backend, workload,
+                                          name_without_rate(r.problem.shape), slo_ttft, slo_tpot);
       auto [it, added] = index.emplace(key, curves.size());
       if (added) {
         ServeCurve c;

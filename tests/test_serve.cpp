@@ -25,6 +25,7 @@
 #include "suites/inference/serve_engine.hpp"
 #include "suites/inference/serve_instance.hpp"
 #include "suites/inference/serve_metrics.hpp"
+#include "suites/inference/serve_point_name.hpp"
 #include "suites/inference/serve_scheduler.hpp"
 
 using namespace rooftop;
@@ -65,6 +66,33 @@ TEST_CASE("serve shapes: rate, requests and options parsed, bad loads refused wi
   CHECK_THROWS_WITH(parse_inference_shape("tiny:serve:8x4:graph"), Catch::Contains("'graph' is not an option"));
   CHECK_THROWS_WITH(parse_inference_shape("tiny:serve:8x4:batch=64:budget=8"), Catch::Contains("token budget"));
   CHECK_THROWS_WITH(parse_inference_shape("tiny:serve:8x4:chat:fixed=1/1"), Catch::Contains("lengths twice"));
+}
+
+// Issue 52, N6: two loads that differed in batch= (or any option but the lengths, or in the
+// lengths file) had one name: refused as a shape asked for twice, and across runs a baseline
+// of one gated the other.
+TEST_CASE("serve point names: every option not at its default, a lengths file by its pairs", "[inference][serve]") {
+  const auto slug = [](const std::string& load) { return serve_point_slug(parse_serve_load(load)); };
+  // A load of default options keeps the name it always had; defaults given are defaults.
+  CHECK(slug("8x512") == "r8_n512_chat");
+  CHECK(slug("4x64:fixed=128/64") == "r4_n64_fixed128-64");
+  CHECK(slug("8x512:chat:warmup=51:window=10:seed=43:batch=64:budget=512") == "r8_n512_chat");
+  CHECK(slug("0.5x10:warmup=2") == "r0p5_n10_chat");  // N / 10, at least 2
+  // Each option that differs, in one order.
+  CHECK(slug("40x6:fixed=16/6:window=0:batch=4") == "r40_n6_fixed16-6_window0_batch4");
+  CHECK(slug("40x6:fixed=16/6:window=0:batch=8") == "r40_n6_fixed16-6_window0_batch8");
+  CHECK(slug("0.5x10:cache=4096:budget=64:batch=8:seed=9:window=2.5:warmup=0:fixed=32/16") ==
+        "r0p5_n10_fixed32-16_warmup0_window2p5_seed9_batch8_budget64_cache4096");
+  // A lengths file by its pairs in order: the same pairs written otherwise are one load.
+  const auto a = temp_file("n6-a.txt", "16 6\n24 4\n"), same = temp_file("n6-same.txt", "# a's\n16,6\n\n24 4\n"),
+             other = temp_file("n6-other.txt", "24 4\n16 6\n");
+  const auto file = [&](const std::filesystem::path& p) { return slug("40x6:file=" + p.string()); };
+  CHECK(file(a).starts_with("r40_n6_file-"));
+  CHECK(file(a).size() == std::string("r40_n6_file-").size() + 8);
+  CHECK(file(a) == file(same));
+  CHECK(file(a) != file(other));
+  CHECK(slug("40x6:batch=8:file=" + a.string()) == file(a) + "_batch8");
+  for (const auto& p : {a, same, other}) std::filesystem::remove(p);
 }
 
 TEST_CASE("the service-level objective: ttft and tpot with units, defaults kept, bad text refused", "[inference][serve]") {

@@ -12,28 +12,9 @@
 #include "suites/inference/inference_problem.hpp"
 #include "suites/inference/kv_block_pool.hpp"
 #include "suites/inference/serve_metrics.hpp"
+#include "suites/inference/serve_point_name.hpp"
 
 namespace rooftop::inference {
-namespace {
-
-// A name-safe label of the load: rate (a '.' as 'p'), requests, lengths.
-std::string load_slug(const ServeLoad& l) {
-  std::string rate = fmt::format("{}", l.rate);
-  std::replace(rate.begin(), rate.end(), '.', 'p');
-  std::string s = fmt::format("r{}_n{}", rate, l.requests);
-  if (l.lengths.starts_with("fixed=")) {
-    auto v = l.lengths.substr(6);
-    std::replace(v.begin(), v.end(), '/', '-');
-    s += "_fixed" + v;
-  } else if (l.lengths.starts_with("file=")) {
-    s += "_file";
-  } else {
-    s += "_chat";
-  }
-  return s;
-}
-
-}  // namespace
 
 std::int64_t serve_cache_blocks(const ServeLoad& load, const std::vector<ScheduledRequest>& schedule, std::int64_t page) {
   std::int64_t largest = 0;
@@ -80,7 +61,7 @@ Problem make_serve_problem(const InferenceShape& s, Dtype dtype, std::string_vie
   p.family = "inference";
   p.backend = std::string(backend);
   p.dtype = dtype;
-  p.shape = fmt::format("{}_serve_{}", m.name, load_slug(s.serve));
+  p.shape = fmt::format("{}_serve_{}", m.name, serve_point_slug(s.serve));
   if (s.sweep_rate) p.shape += "_sweep";
   const auto& l = s.serve;
   p.params = {{"model", s.model}, {"scenario", "serve"}, {"load", serve_load_label(l)}, {"rate", l.rate},
