@@ -34,6 +34,12 @@
 # for one of its backends), 6 UNRESOLVED: no FAIL but no all-clear (a slowdown above tau the
 # suite's level could not confirm, a suite-wide shift it cannot attribute, or nothing decided:
 # docs/gate.md). With several backends, the first of 1, 2, 3, 6 that any backend gave.
+# Usage and environment problems are 2 and found before anything is built or measured: a
+# ROOFTOP_NIGHTLY_BIN that is not an executable, a tier or run or characterize argument rooftop
+# refuses, no place for the history (HOME unset and neither ROOFTOP_HISTORY nor XDG_DATA_HOME),
+# a GITHUB_STEP_SUMMARY or an output folder that cannot be written. A night the history (or the
+# rolling baseline) refuses is neither kept nor checked: it exits with history add's code (2)
+# where the gates gave 0.
 set -euo pipefail
 mode=${1:-}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,13 +56,36 @@ most_serious() {
   for code in "$@"; do [ "$code" -ne 0 ] && { echo "$code"; return; }; done
   echo 0
 }
+# A usage or environment problem of the nightly: said, exit 2 (never 1, "a regression").
+usage_error() {
+  echo "nightly: $*" >&2
+  exit 2
+}
 case "$mode" in
   nightly)
     out=${2:-rooftop-nightly}
     tier=${ROOFTOP_NIGHTLY_TIER:-full}
-    mkdir -p "$out"
+    # What the environment must give, checked before anything is built or measured (issue 52,
+    # N11: a missing binary was 127, an unset HOME and an unwritable step summary 1).
+    if [ -n "${ROOFTOP_NIGHTLY_BIN:-}" ] && ! command -v -- "$ROOFTOP_NIGHTLY_BIN" >/dev/null; then
+      usage_error "ROOFTOP_NIGHTLY_BIN=$ROOFTOP_NIGHTLY_BIN is not an executable file: give a built rooftop's path, or" \
+                  "unset it to build one"
+    fi
+    if [ -z "${ROOFTOP_HISTORY:-}" ] && [ -z "${XDG_DATA_HOME:-}" ] && [ -z "${HOME:-}" ]; then
+      usage_error "HOME is not set, so the history has no place: set ROOFTOP_HISTORY to a file that outlives the" \
+                  "checkout (or HOME)"
+    fi
+    history_db=${ROOFTOP_HISTORY:-${XDG_DATA_HOME:-$HOME/.local/share}/rooftop/history.sqlite}
+    accepted_db=${ROOFTOP_ACCEPTED_HISTORY:-${history_db%.sqlite}-accepted.sqlite}
+    for folder in "$out" "$(dirname "$history_db")" "$(dirname "$accepted_db")"; do
+      mkdir -p "$folder" 2>/dev/null || usage_error "cannot make the folder $folder: give a place this user can write"
+    done
+    if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && ! { : >> "$GITHUB_STEP_SUMMARY"; } 2>/dev/null; then
+      usage_error "GITHUB_STEP_SUMMARY=$GITHUB_STEP_SUMMARY cannot be written: give a file this user can write, or" \
+                  "unset it"
+    fi
     if [ -n "${ROOFTOP_NIGHTLY_BIN:-}" ]; then
-      rooftop=$ROOFTOP_NIGHTLY_BIN  # built already (a CI step of its own, or the bundle's bin/rooftop)
+      rooftop=$(command -v -- "$ROOFTOP_NIGHTLY_BIN")  # built already (a CI step of its own, or the bundle's bin/rooftop)
     else
       build "$root" "$root/build-nightly"
       rooftop="$root/build-nightly/cli/rooftop"
@@ -77,16 +106,19 @@ case "$mode" in
     fi
     read -r -a run_args <<< "${ROOFTOP_NIGHTLY_RUN_ARGS:-}"
     read -r -a characterize_args <<< "${ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS:-}"
+    # The night's command lines, parsed and checked by rooftop before anything is measured (a
+    # bad tier was found after characterize, minutes in).
+    "$rooftop" --parse-only run --tier "$tier" "${run_args[@]}" ||
+      usage_error "ROOFTOP_NIGHTLY_TIER=$tier or ROOFTOP_NIGHTLY_RUN_ARGS is refused by rooftop run (above)"
+    "$rooftop" --parse-only characterize "${characterize_args[@]}" ||
+      usage_error "ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS is refused by rooftop characterize (above)"
     echo "nightly: gating ${backends[*]} at tier $tier"
-    history_db=${ROOFTOP_HISTORY:-${XDG_DATA_HOME:-$HOME/.local/share}/rooftop/history.sqlite}
-    accepted_db=${ROOFTOP_ACCEPTED_HISTORY:-${history_db%.sqlite}-accepted.sqlite}
     baseline_mode=${ROOFTOP_NIGHTLY_BASELINE:-history}
     nights=${ROOFTOP_NIGHTLY_NIGHTS:-10}
     allow_injected=()
     [ "${ROOFTOP_NIGHTLY_ALLOW_INJECTED:-0}" = 1 ] && allow_injected=(--allow-injected)
     case $baseline_mode in history|store) ;; *) echo "ROOFTOP_NIGHTLY_BASELINE=$baseline_mode: give history or store" >&2; exit 2 ;; esac
-    mkdir -p "$(dirname "$accepted_db")"
-    codes=() run_codes=() history_files=()
+    codes=() run_codes=() history_codes=() history_files=()
     for backend in "${backends[@]}"; do
       echo "=== nightly: $backend"
       "$rooftop" characterize --backend "$backend" "${characterize_args[@]}"
@@ -127,23 +159,41 @@ print("^(" + "|".join(re.escape(n) for n in names) + ")$" if names else "")' "$o
       # 5% night read q 0.0100, was taken in, and hid the same 5% two nights later).
       if [ "$baseline_mode" = history ] && { [ "$gate" -eq 0 ] || [ "$gate" -eq 3 ]; } && [ "$status" -eq 0 ] \
          && [ -f "$out/results-$backend.json" ]; then
-        "$rooftop" history add "${allow_injected[@]}" "$out/results-$backend.json" --db "$accepted_db" \
-          || echo "nightly: $backend: not added to the rolling baseline $accepted_db" >&2
+        accepted=0
+        "$rooftop" history add "${allow_injected[@]}" "$out/results-$backend.json" --db "$accepted_db" || accepted=$?
+        if [ "$accepted" -ne 0 ]; then
+          echo "nightly: $backend: not added to the rolling baseline $accepted_db (history add exit $accepted, said" \
+               "above): the night does not pass" >&2
+          history_codes+=("$accepted")
+        fi
       elif [ "$baseline_mode" = history ] && { [ "$gate" -eq 1 ] || [ "$gate" -eq 6 ]; }; then
         echo "nightly: $backend: this night $([ "$gate" -eq 1 ] && echo FAILed || echo "was amber (exit 6)") and stays" \
              "out of the rolling baseline; if it is as it should be, accept it: rooftop history add --db $accepted_db" \
              "$out/results-$backend.json"
       fi
-      [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/gate-$backend.md" ] && cat "$out/gate-$backend.md" >> "$GITHUB_STEP_SUMMARY"
+      # The step summary is a view: one that cannot be written is said, and the night goes on.
+      if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$out/gate-$backend.md" ]; then
+        cat "$out/gate-$backend.md" >> "$GITHUB_STEP_SUMMARY" ||
+          echo "nightly: warning: $backend's gate was not written to GITHUB_STEP_SUMMARY=$GITHUB_STEP_SUMMARY" >&2
+      fi
       [ -f "$out/results-$backend.json" ] && history_files+=("$out/results-$backend.json")
     done
     # The history outlives the checkout (a self-hosted runner's home): each night is added,
     # then every series is searched for change points; a new slowdown fails the night.
+    # A night the history refuses (another application's file, a date ahead) is neither kept
+    # nor checked: the night exits with history add's code, not 0.
     history=0
-    if [ "${#history_files[@]}" -gt 0 ] && "$rooftop" history add "${allow_injected[@]}" "${history_files[@]}" --db "$history_db"; then
-      "$rooftop" history check --db "$history_db" > "$out/history.txt" || history=$?
-      cat "$out/history.txt"
+    if [ "${#history_files[@]}" -gt 0 ]; then
+      if "$rooftop" history add "${allow_injected[@]}" "${history_files[@]}" --db "$history_db"; then
+        "$rooftop" history check --db "$history_db" > "$out/history.txt" || history=$?
+        cat "$out/history.txt"
+      else
+        history=$?
+        echo "nightly: the night was not added to the history $history_db (history add exit $history, said above):" \
+             "it is neither kept nor checked, and the night does not pass" >&2
+      fi
     fi
+    history=$(most_serious "$history" "${history_codes[@]}")
     gate=$(most_serious "${codes[@]}")
     if [ "$gate" -ne 0 ]; then exit "$gate"; fi
     if [ "$history" -ne 0 ]; then exit "$history"; fi

@@ -289,7 +289,19 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                                        "collectives and inference run when named)")->delimiter(',');
   cmd->add_option("--backend", o.backend, "Backend")->capture_default_str();
   cmd->add_option("--tier", flags->tier, "smoke (seconds), quick (before a merge: about a minute a suite on a CPU, minutes on a GPU), full (nightly)")
-      ->capture_default_str();
+      ->capture_default_str()
+      // Checked as parsed: `rooftop --parse-only run --tier T` refuses a tier it does not know
+      // (ci/nightly.sh checks its tier so, before characterize runs).
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            try {
+              parse_tier(v);
+              return std::string();
+            } catch (const InputError& e) {
+              return std::string(e.what());
+            }
+          },
+          "TIER"));
   cmd->add_option("--filter", o.filter, "Regular expression searched in point names, e.g. 'bf16/m2048'");
   cmd->add_option("--dtype", o.dtypes, "Only these dtypes")->delimiter(',');
   cmd->add_option("--shape", o.shapes, "Run these shapes instead of the tier's sweep (gemm: MxNxK)")->delimiter(',');
