@@ -322,7 +322,15 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_option("--prompt", flags->prompt, "inference: the prompt's token ids for the prefill and generate shapes "
                                              "(\"1,2,3\", or @FILE: ids, a JSON array, or an object with \"prompt\"); "
                                              "the shape's prompt length must match. The greedy tokens and top logits go "
-                                             "to the results' outputs");
+                                             "to the results' outputs")
+      // An empty prompt is a mistake (an unset variable, `--prompt "$IDS"`), never seeded ids.
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.empty() ? std::string("it is empty; give token ids (--prompt 1,2,3) or @FILE, or leave --prompt out for "
+                                           "seeded ids")
+                             : std::string();
+          },
+          "IDS|@FILE"));
   cmd->add_option("--slo", o.slo, "inference serve points: the service-level objective, each request's time to first "
                                   "token and time per output token (default ttft=500ms,tpot=50ms); goodput counts the "
                                   "requests that meet both")

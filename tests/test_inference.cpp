@@ -84,6 +84,27 @@ TEST_CASE("model configs: values out of range and fields the decoder does not co
   CHECK(parse(R"(, "rope_scaling": {"rope_type": "yarn", "factor": 8.0})").values_not_implemented.empty());
   CHECK(parse(R"(, "rope_scaling": {"type": "dynamic", "factor": 2.0})").values_not_implemented.empty());
   CHECK(parse(R"(, "rope_scaling": {"rope_type": "longrope", "factor": 2.0})").values_not_implemented.size() == 1);
+  // Issue 52, N12: a type that is not a name, none at all, or a factor that is not a number
+  // ran on random weights as "another rope type"; refused with or without weights.
+  CHECK_THROWS_WITH(parse(R"(, "rope_scaling": {"rope_type": 5, "factor": 2.0})"),
+                    Catch::Contains("'rope_scaling' rope_type is 5, not the name of a rope type"));
+  CHECK_THROWS_WITH(parse(R"(, "rope_scaling": {"type": null, "rope_type": ["linear"], "factor": 2.0})"),
+                    Catch::Contains("rope_type is [\"linear\"]"));
+  CHECK_THROWS_WITH(parse(R"(, "rope_scaling": {"type": 2})"), Catch::Contains("'rope_scaling' type is 2"));
+  CHECK_THROWS_WITH(parse(R"(, "rope_scaling": {"factor": 2.0})"),
+                    Catch::Contains("'rope_scaling' has 'factor' but no 'rope_type'"));
+  CHECK_THROWS_WITH(parse(R"(, "rope_parameters": {"rope_theta": 10000.0, "factor": 2.0})"),
+                    Catch::Contains("'rope_parameters' has 'factor' but no 'rope_type'"));
+  CHECK_THROWS_WITH(parse(R"(, "partial_rotary_factor": "0.5")"),
+                    Catch::Contains("'partial_rotary_factor' is \"0.5\", not a number"));
+  for (const char* out_of_range : {"0", "-0.5", "1.5"})
+    CHECK_THROWS_WITH(parse(std::string(R"(, "partial_rotary_factor": )") + out_of_range), Catch::Contains("outside (0, 1]"));
+  // What transformers reads still is: rope_theta alone in rope_parameters, an empty
+  // rope_scaling, a factor of 1 or a fraction of the head (the latter noted for a checkpoint).
+  CHECK(parse(R"(, "rope_parameters": {"rope_theta": 500000.0})").rope_theta == 500000.0);
+  CHECK(parse(R"(, "rope_scaling": {})").values_not_implemented.empty());
+  CHECK(parse(R"(, "partial_rotary_factor": 1)").values_not_implemented.empty());
+  CHECK(parse(R"(, "partial_rotary_factor": 0.5)").values_not_implemented.size() == 1);
   // transformers 5 writes rope_theta inside rope_parameters.
   const auto v5 = parse(R"(, "rope_parameters": {"rope_theta": 500000.0, "rope_type": "default"}, "hidden_act": "silu")");
   CHECK(v5.rope_theta == 500000.0);

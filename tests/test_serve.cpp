@@ -66,6 +66,10 @@ TEST_CASE("serve shapes: rate, requests and options parsed, bad loads refused wi
   CHECK_THROWS_WITH(parse_inference_shape("tiny:serve:8x4:graph"), Catch::Contains("'graph' is not an option"));
   CHECK_THROWS_WITH(parse_inference_shape("tiny:serve:8x4:batch=64:budget=8"), Catch::Contains("token budget"));
   CHECK_THROWS_WITH(parse_inference_shape("tiny:serve:8x4:chat:fixed=1/1"), Catch::Contains("lengths twice"));
+  // Issue 52, N12: an option given twice ran with the last.
+  for (const char* twice : {"warmup=2:warmup=5", "window=0:batch=4:window=1", "seed=1:seed=1", "batch=4:budget=64:budget=32",
+                            "cache=64:cache=128"})
+    CHECK_THROWS_WITH(parse_serve_load(std::string("8x4:fixed=16/6:") + twice), Catch::Contains("is given twice"));
 }
 
 // Issue 52, N6: two loads that differed in batch= (or any option but the lengths, or in the

@@ -12,6 +12,7 @@
 
 #include "harness/errors.hpp"
 #include "harness/input_file.hpp"
+#include "harness/printable_text.hpp"
 #include "suites/inference/model_family.hpp"
 #include "suites/inference/safetensors.hpp"
 #include "suites/shape_data.hpp"
@@ -151,8 +152,25 @@ void read_yarn(const json& v, const char* key, std::string_view origin, const Mo
 // One rope_scaling or rope_parameters object: the scaling of a type the decoders compute,
 // another type noted in values_not_implemented.
 void read_rope_scaling(const json& v, const char* key, std::string_view origin, ModelConfig& c) {
-  const json& named = member(v, "rope_type").is_null() ? member(v, "type") : member(v, "rope_type");
-  const json type = named.is_null() ? json("(none)") : named;
+  const bool v5_key = !member(v, "rope_type").is_null();
+  const json& named = v5_key ? member(v, "rope_type") : member(v, "type");
+  // A type that is not a name, or none beside the scaling's fields, is a mistyped config
+  // (transformers fails on it too), refused with or without weights (issue 52, N12: both ran
+  // as "another rope type" on random weights). rope_parameters holding rope_theta alone is
+  // the default rotary embedding.
+  if (!named.is_null() && !named.is_string())
+    throw InputError(fmt::format("{}: model config field '{}' {} is {}, not the name of a rope type (default, linear, "
+                                 "llama3, dynamic, yarn, ...)",
+                                 origin, key, v5_key ? "rope_type" : "type", quote_json(named)));
+  if (named.is_null()) {
+    for (const auto& [field, value] : v.items())
+      if (field != "rope_theta" && field != "partial_rotary_factor" && field != "rope_type" && field != "type")
+        throw InputError(fmt::format("{}: model config field '{}' has '{}' but no 'rope_type': give the scaling's type "
+                                     "(linear, llama3, dynamic, yarn, ...), or null for none",
+                                     origin, key, printable_text(field.substr(0, 40))));
+    return;
+  }
+  const json& type = named;
   if (type == "default") return;
   if (type != "linear" && type != "llama3" && type != "dynamic" && type != "yarn") {
     c.values_not_implemented.push_back(fmt::format("rope scaling of type {} ({})", quote_json(type), quote_json(v)));
@@ -198,7 +216,10 @@ void read_rope(const json& j, std::string_view origin, ModelConfig& c) {
     if (!v->is_null()) read_rope_scaling(*v, key, origin, c);
   const json& partial =
       j.contains("partial_rotary_factor") ? j["partial_rotary_factor"] : member(parameters, "partial_rotary_factor");
-  if (!partial.is_null() && partial != 1.0)
+  // A fraction of the head, (0, 1]: a string or 0 is a mistyped config, refused with or
+  // without weights (issue 52, N12: "0.5" ran).
+  if (!partial.is_null() &&
+      positive_number(partial, "partial_rotary_factor", origin, 1.0, "1, the whole head, for Llama") != 1.0)
     c.values_not_implemented.push_back(fmt::format("partial_rotary_factor {} (rotary embedding on part of a head)", quote_json(partial)));
 }
 

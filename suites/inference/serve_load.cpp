@@ -67,6 +67,7 @@ ServeLoad parse_serve_load(std::string_view text) {
   if (!parse_number(sizes.substr(x + 1), load.requests) || load.requests <= 0)
     throw usage(fmt::format("the request count '{}' is not a positive integer", sizes.substr(x + 1)));
   bool lengths_given = false;
+  std::vector<std::string_view> given;
   while (!rest.empty()) {
     std::string_view option = rest;
     if (!rest.starts_with("file=")) {  // a path may hold ':': file= takes the rest
@@ -78,6 +79,12 @@ ServeLoad parse_serve_load(std::string_view text) {
     }
     const auto eq = option.find('=');
     const auto key = option.substr(0, eq), value = eq == std::string_view::npos ? std::string_view{} : option.substr(eq + 1);
+    // Each option once (issue 52, N12: warmup=2:warmup=5 ran with 5, the first said nothing).
+    if (key != "chat" && key != "fixed" && key != "file") {
+      if (std::find(given.begin(), given.end(), key) != given.end())
+        throw usage(fmt::format("'{}' is given twice: give each option once", key));
+      given.push_back(key);
+    }
     if (key == "chat" || key == "fixed" || key == "file") {
       if (lengths_given) throw usage("it names its lengths twice");
       lengths_given = true;

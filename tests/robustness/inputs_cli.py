@@ -6,6 +6,10 @@ n6  a serve point's name left out batch/budget/cache/seed/warmup/window and whic
     name, refused as "asked for twice (a suite or shape given twice?)", and across runs a
     baseline of one gated the other. Now every option that differs from its default is in
     the name, a lengths file by a digest of its pairs; the default load's name is unchanged.
+n12 lenient parsing where the docs promise a refusal: a serve option given twice ran with the
+    last (B34); `--prompt ''` was dropped and the point ran seeded ids (C19); a config's
+    rope_scaling whose type is a number or missing, or a partial_rotary_factor "0.5" (a
+    string), ran on random weights as "another rope type". Now each is exit 2.
 
 usage: inputs_cli.py ROOFTOP SOURCE_DIR WORK_DIR CASE
 """
@@ -62,5 +66,42 @@ def n6():
                                                                                       "warmup=2:seed=43:batch=64:budget=512"))
 
 
-{"n6": n6}[case]()
+def config_folder(name, **fields):
+    """A config folder: the shipped tiny model's config.json with `fields` changed (None: removed)."""
+    config = json.load(open(os.path.join(source, "suites", "inference", "models", "tiny.json")))
+    for key, value in fields.items():
+        if value is None:
+            config.pop(key, None)
+        else:
+            config[key] = value
+    folder = os.path.join(work, name)
+    os.makedirs(folder)
+    json.dump(config, open(os.path.join(folder, "config.json"), "w"))
+    return folder
+
+
+def n12():
+    # B34: a serve option given twice ran with the last (docs/inference.md: "Options, each once").
+    expect(2, "'warmup' is given twice", inference("tiny:serve:40x4:fixed=16/6:warmup=2:warmup=5"))
+    expect(2, "'batch' is given twice", inference("tiny:serve:40x4:fixed=16/6:batch=4:window=0:batch=8"))
+    # C19: --prompt '' was dropped, and the point ran seeded ids.
+    expect(2, "--prompt: it is empty", inference("tiny:prefill:1x8", more=("--prompt", "")), absent=" ok")
+    # A mistyped rope_scaling or partial_rotary_factor ran on random weights as "another rope
+    # type": refused with or without weights.
+    for name, fields, said in (
+            ("rope_type_number", {"rope_scaling": {"rope_type": 5, "factor": 2.0}},
+             "'rope_scaling' rope_type is 5, not the name of a rope type"),
+            ("rope_type_null_factor", {"rope_scaling": {"factor": 2.0}}, "'rope_scaling' has 'factor' but no 'rope_type'"),
+            ("partial_rotary_str", {"partial_rotary_factor": "0.5"}, "'partial_rotary_factor' is \"0.5\", not a number"),
+            ("partial_rotary_zero", {"partial_rotary_factor": 0}, "'partial_rotary_factor' is 0, outside (0, 1]")):
+        expect(2, said, inference(config_folder(name, **fields) + ":prefill:1x8"), absent=" ok")
+    # What transformers reads still runs: rope_parameters of rope_theta alone, another named
+    # type and a fraction of the head on random weights.
+    for name, fields in (("theta_alone", {"rope_parameters": {"rope_theta": 10000.0}}),
+                         ("longrope", {"rope_scaling": {"rope_type": "longrope", "factor": 2.0}}),
+                         ("partial_half", {"partial_rotary_factor": 0.5})):
+        expect(0, " ok", inference(config_folder(name, **fields) + ":prefill:1x8"))
+
+
+{"n6": n6, "n12": n12}[case]()
 print(f"inputs {case}: ok")
