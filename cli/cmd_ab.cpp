@@ -352,7 +352,8 @@ void add_ab_command(CLI::App& app, int& exit_code) {
     if (interrupted && ab.pairs() == 0)
       throw Interrupted(fmt::format("interrupted (Ctrl-C) before a pair finished: nothing to compare; the runs so far "
                                     "are in {}", *dir));
-    const auto report = ab.report(*a, *b);
+    auto report = ab.report(*a, *b);
+    if (interrupted) report.interrupted = stopped;  // every view says it, and exit 130
     reports::print_gate_table(std::cout, report);
     fmt::print("{} pairs in {:.0f} s; stopped: {}\n", ab.pairs(), elapsed(), stopped);
     if (!markdown->empty()) write_file_atomically(*markdown, reports::gate_markdown(report));

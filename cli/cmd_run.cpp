@@ -21,6 +21,7 @@
 #include "harness/errors.hpp"
 #include "harness/exit_codes.hpp"
 #include "harness/paths.hpp"
+#include "harness/printable_text.hpp"
 #include "harness/process_group.hpp"
 #include "harness/profile_writeback.hpp"
 #include "harness/registry.hpp"
@@ -55,8 +56,10 @@ void replace_invalid_tuned_tiles(const std::vector<Problem>& planned, const std:
     const Family* family = family_named(p.family);
     const auto candidates = family && family->tile_candidates ? family->tile_candidates(p) : std::vector<std::string>{};
     if (candidates.empty() || std::find(candidates.begin(), candidates.end(), it->second.tile) != candidates.end()) continue;
-    const auto why = fmt::format("the tuned tile '{}' of {} in {} is not one of this point's tiles", it->second.tile,
-                                 p.name(), tuning_file.string());
+    // The tile as read from the file, its control bytes shown as \xNN (issue 52, N15: a NUL
+    // reached the terminal raw).
+    const auto why = fmt::format("the tuned tile '{}' of {} in {} is not one of this point's tiles",
+                                 printable_text(it->second.tile), p.name(), tuning_file.string());
     if (say)
       fmt::print(stderr, "rooftop: warning: {}: it runs its default tile; run `rooftop tune` again, or delete the entry "
                          "\"points\".\"{}\"\n", why, p.name());

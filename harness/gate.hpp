@@ -93,6 +93,9 @@ struct GateReport {
   // looks' spent levels for the sequential `ab`.
   std::string interval_label = "95% CI", p_label = "q (BH)", correction = "Benjamini-Hochberg";
   bool run_unit = false;  // tested with the run as the unit (harness/run_unit_gate.hpp)
+  // `ab` stopped by Ctrl-C: how ("interrupted (Ctrl-C) in pair 4, which is left out"). Every
+  // view says it and exit 130 (the verdicts are of the pairs that finished); empty otherwise.
+  std::string interrupted;
   SuiteShift suite_shift;
   int count(Verdict v) const;
   int count_unresolved_above_tau() const;

@@ -411,6 +411,10 @@ RunResults results_from_json(const json& j, const std::string& origin) {
     for (std::size_t k = 0; k < secs.size(); ++k) {
       if (!(secs[k] > 0) || !std::isfinite(secs[k]))
         bad(origin, fmt::format("{}samples.seconds_per_iteration[{}]", p, k), "is not a positive time");
+      if (!(secs[k] >= kMinSecondsPerIteration && secs[k] <= kMaxSecondsPerIteration))
+        bad(origin, fmt::format("{}samples.seconds_per_iteration[{}]", p, k),
+            fmt::format("is {:g} s, outside [{:g}, {:g}] s (a picosecond to 11.6 days): not a time a run measures",
+                        secs[k], kMinSecondsPerIteration, kMaxSecondsPerIteration));
       if (iters[k] <= 0) bad(origin, fmt::format("{}samples.iterations[{}]", p, k), "is not a positive count");
       if (!(clocks[k] >= 0) || !std::isfinite(clocks[k]))
         bad(origin, fmt::format("{}samples.clock_mhz[{}]", p, k), "is not a clock >= 0 (0: unknown)");

@@ -18,6 +18,10 @@ inline constexpr int kResultsSchemaVersion = 1;
 // A point on a generic path (ResultRecord::generic_path) below this fraction of its roof is
 // flagged (roofline.slow_generic_path): it measures the fallback, not the machine.
 inline constexpr double kSlowGenericPathFraction = 0.20;
+// The times an iteration a run can measure, a picosecond to 10^6 s (11.6 days); a sample
+// outside is refused when read (issue 52, N15: samples of 1e308 s overflowed the gate's sums,
+// and its table read "- [-, -]", "-nan%" and "slower by inf").
+inline constexpr double kMinSecondsPerIteration = 1e-12, kMaxSecondsPerIteration = 1e6;
 
 // ok: measured and correct; skipped: does not apply here; failed: wrong results;
 // error: could not run (allocation, library error).

@@ -129,8 +129,11 @@ void print_gate_table(std::ostream& out, const GateReport& r) {
 
 std::string gate_markdown(const GateReport& r) {
   const auto banner = gate_banner(r);
-  const char* title = banner.exit.failures || banner.exit.suite_shift_failed ? "FAIL" : banner.level == "red" ? "nothing compared"
-                                                     : banner.level == "amber" ? "UNRESOLVED" : "no regression";
+  const char* title = !r.interrupted.empty()                                 ? "interrupted"
+                      : banner.exit.failures || banner.exit.suite_shift_failed ? "FAIL"
+                      : banner.level == "red"                                  ? "nothing compared"
+                      : banner.level == "amber"                                ? "UNRESOLVED"
+                                                                               : "no regression";
   const char* light = banner.level == "red" ? "\U0001F534" : banner.level == "amber" ? "\U0001F7E0" : "\U0001F7E2";
   std::string md = fmt::format("### rooftop gate: {}\n\n{} **{}**\n\n{}\n\n", title, light, md_escape(gate_banner_line(r)),
                                md_escape(gate_summary_line(r)));

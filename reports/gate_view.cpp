@@ -93,6 +93,13 @@ GateBanner gate_banner(const GateReport& r) {
       b.headline += fmt::format(" found; nothing decided: {} UNRESOLVED below tau at this noise",
                                 plural(e.compared, "benchmark", "benchmarks"));
   }
+  // An `ab` cut short exits 130 (issue 52, N15: its last line said "(exit 6)" as it exited
+  // 130); what the finished pairs showed follows, never green.
+  if (!r.interrupted.empty()) {
+    b.headline = fmt::format("{}; the verdicts of the pairs that finished: {}", r.interrupted, b.headline);
+    b.exit.code = kExitInterrupted;
+    if (b.level == "green") b.level = "amber";
+  }
   return b;
 }
 

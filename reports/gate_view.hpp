@@ -26,8 +26,8 @@ std::string change_text(const Comparison& c);
 std::string decision_text(const Comparison& c);
 
 struct GateBanner {
-  GateExit exit;
-  std::string level;     // "red" (exit 1 or 2), "amber" (exit 6), "green" (exit 0 only)
+  GateExit exit;         // its code 130 where `ab` was interrupted (GateReport::interrupted)
+  std::string level;     // "red" (exit 1 or 2), "amber" (exit 6, or interrupted), "green" (exit 0 only)
   std::string headline;  // "FAIL: 2 regressions", "UNRESOLVED: ...", "no regression"
 };
 GateBanner gate_banner(const GateReport& report);

@@ -187,6 +187,34 @@ TEST_CASE("gate views: the banner's exit code follows the rule for each outcome"
   CHECK(gate_exit(r).code == kExitOk);
 }
 
+// Issue 52, N15: `ab` stopped by Ctrl-C exited 130 under a last line "gate: UNRESOLVED ... (exit 6)".
+TEST_CASE("gate views: an ab cut short by Ctrl-C says so and exit 130 in every view, never green", "[gate][report]") {
+  auto untested = row("a", Verdict::unresolved, 0, 0);
+  untested.tested = false;
+  auto r = report_of({untested});
+  r.interrupted = "interrupted (Ctrl-C) in pair 2, which is left out";
+  const auto b = gate_banner(r);
+  CHECK(b.exit.code == kExitInterrupted);
+  CHECK(b.level == "amber");
+  CHECK(b.headline.rfind("interrupted (Ctrl-C) in pair 2, which is left out; the verdicts of the pairs that finished: "
+                         "UNRESOLVED: nothing tested",
+                         0) == 0);
+  const auto text = terminal(r);
+  CHECK(has(text, "(exit 130)\n"));
+  CHECK_FALSE(has(text, "(exit 6)"));
+  CHECK(gate_markdown(r).rfind("### rooftop gate: interrupted\n", 0) == 0);
+  CHECK(gate_json(r)["exit_code"] == kExitInterrupted);
+  // What the finished pairs showed stays: a FAIL is red, a pass is no longer green.
+  r = report_of({row("slow", Verdict::fail, 0.10, 0.20)});
+  r.interrupted = "interrupted (Ctrl-C) in pair 5, which is left out";
+  CHECK(gate_banner(r).level == "red");
+  CHECK(has(gate_banner(r).headline, "finished: FAIL: 1 regression"));
+  r = report_of({row("same", Verdict::pass, -0.01, 0.01)});
+  r.interrupted = "interrupted (Ctrl-C) in pair 5, which is left out";
+  CHECK(gate_banner(r).level == "amber");
+  CHECK(gate_banner(r).exit.code == kExitInterrupted);
+}
+
 TEST_CASE("gate views: rows by verdict, then by the interval's lower bound, largest first, in every view", "[gate][report]") {
   auto broken = uncompared("broken", Verdict::fail);  // a failed check: FAIL without an interval
   const auto r = report_of({row("pass", Verdict::pass, -0.01, 0.01), uncompared("new", Verdict::added),

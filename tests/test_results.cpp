@@ -222,6 +222,19 @@ TEST_CASE("results that cannot be what a run wrote are refused: repeats, ok with
   v = j;
   v["results"][0]["work"]["flops"] = -1e9;
   CHECK_THROWS_WITH(results_from_json(v, "x.json"), Catch::Contains("work.flops"));
+  // Issue 52, N15: samples of 1e308 s overflowed the gate's sums ("-nan%", "slower by inf").
+  for (const double seconds : {1e308, 2e6, 1e-13, 1e-300}) {
+    v = j;
+    v["results"][0]["samples"]["seconds_per_iteration"][0] = seconds;
+    CHECK_THROWS_WITH(results_from_json(v, "x.json"),
+                      Catch::Contains("x.json") && Catch::Contains("seconds_per_iteration[0]' is ") &&
+                          Catch::Contains("outside [1e-12, 1e+06] s") && Catch::Contains("not a time a run measures"));
+  }
+  for (const double seconds : {1e6, 1e-12, 3e-10}) {
+    v = j;
+    v["results"][0]["samples"]["seconds_per_iteration"][0] = seconds;
+    CHECK(results_from_json(v, "x.json").results[0].samples[0].seconds_per_iteration == seconds);
+  }
 }
 
 TEST_CASE("results are written atomically and leave no temporary file", "[results]") {
