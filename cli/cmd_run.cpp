@@ -9,6 +9,7 @@
 
 #include <iostream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -197,6 +198,13 @@ int execute_run(RunFlags& f) {
     throw InputError(refused.empty() ? "another rank refused its arguments (its message says why): give every rank "
                                        "the same arguments"
                                      : refused);
+  // What the suites say of their points (a checkout's config.json on random weights), once.
+  if (writer) {
+    std::set<std::string> said;
+    for (const auto& p : planned)
+      for (const auto& note : p.notes)
+        if (said.insert(note).second) fmt::print(stderr, "rooftop: note: {}\n", note);
+  }
   // Tiles `rooftop tune` chose for this device; tunable points without one run their default
   // and their results say so.
   const auto tuning_file = tuning_cache_path(backend.fingerprint());

@@ -52,6 +52,10 @@ struct Problem {
   // The name its inputs' seed is derived from (empty: name()): points that must draw the same
   // inputs share one (an inference model split over tp ranks and the same on one rank).
   std::string seed_key{};
+  // What the suite tells the user of the point before it is measured ("...: the config alone,
+  // on seeded random weights"), said once a run by the process that writes the results; not
+  // kept in the results.
+  std::vector<std::string> notes{};
 
   // "gemm/cpu/bf16/m2048_n2048_k2048": the benchmark name and the key of baselines.
   std::string name() const { return family + "/" + backend + "/" + std::string(dtype_name(dtype)) + "/" + shape; }

@@ -19,6 +19,7 @@
 #include "harness/gate.hpp"
 #include "harness/point_pipeline.hpp"
 #include "harness/random_fill.hpp"
+#include "suites/inference/config_alone.hpp"
 #include "suites/inference/cpu_decoder.hpp"
 #include "suites/inference/inference_check.hpp"
 #include "suites/inference/inference_problem.hpp"
@@ -487,6 +488,36 @@ TEST_CASE("a checkpoint folder's safetensors weights load into the decoder, and 
   CHECK(load_model_config(dir.string()).name == dir.filename().string());
   const auto files = checkpoint_files(dir.string());
   REQUIRE(files.size() == 1);
+  // Issue 52, N16: the checkout's config.json path ran seeded random weights without a word,
+  // and with --prompt gave tokens that were not the checkpoint's. The config alone still runs
+  // random weights (the way out for a field whose values the decoder does not compute), and
+  // says so; with a prompt it is refused, naming the folder.
+  const auto config_path = (dir / "config.json").string();
+  CHECK(checkpoint_beside_config(config_path) == dir);
+  CHECK(checkpoint_files(config_path).empty());
+  const auto alone_point = make_inference_problem(parse_inference_shape(config_path + ":prefill:1x4"), Dtype::fp32, "cpu");
+  REQUIRE(alone_point.notes.size() == 1);
+  CHECK(alone_point.notes[0].find("the config alone, on seeded random weights") != std::string::npos);
+  CHECK(alone_point.notes[0].find("name its folder, " + dir.string()) != std::string::npos);
+  CHECK(alone_point.params["weights"] == "random (seeded)");
+  const std::vector<std::int32_t> prompt{1, 2, 3, 4};
+  CHECK_THROWS_WITH(make_inference_problem(parse_inference_shape(config_path + ":prefill:1x4"), Dtype::fp32, "cpu", prompt),
+                    Catch::Contains("--prompt with " + config_path + ": a checkpoint's config.json alone runs seeded random "
+                                    "weights") && Catch::Contains("name its folder, " + dir.string()));
+  // The folder, a shipped name, another file beside the weights or a config.json without
+  // weights: nothing to say.
+  CHECK(make_inference_problem(parse_inference_shape(dir.string() + ":prefill:1x4"), Dtype::fp32, "cpu", prompt).notes.empty());
+  CHECK_FALSE(checkpoint_beside_config(dir.string()));
+  CHECK_FALSE(checkpoint_beside_config("tiny"));
+  std::filesystem::copy_file(dir / "config.json", dir / "other.json", std::filesystem::copy_options::overwrite_existing);
+  CHECK_FALSE(checkpoint_beside_config((dir / "other.json").string()));
+  const auto alone = dir / "config-alone";
+  std::filesystem::create_directories(alone);
+  std::filesystem::copy_file(dir / "config.json", alone / "config.json", std::filesystem::copy_options::overwrite_existing);
+  CHECK_FALSE(checkpoint_beside_config((alone / "config.json").string()));
+  CHECK(make_inference_problem(parse_inference_shape((alone / "config.json").string() + ":prefill:1x4"), Dtype::fp32, "cpu",
+                               prompt)
+            .notes.empty());
   const auto loaded = load_decoder_weights(config, Dtype::fp32, files);
   CHECK(loaded.layers.size() == w.layers.size());
   CHECK(loaded.layers[1].gate_up == w.layers[1].gate_up);

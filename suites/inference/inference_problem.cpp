@@ -15,6 +15,7 @@
 #include "harness/checked_count.hpp"
 #include "harness/errors.hpp"
 #include "suites/collectives/collective.hpp"
+#include "suites/inference/config_alone.hpp"
 #include "suites/inference/decoder_weights.hpp"
 #include "suites/inference/inference_check.hpp"
 #include "suites/inference/tensor_parallel.hpp"
@@ -462,6 +463,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
                                                                      : fmt::format("{}x{}x{}", s.batch, s.prompt, s.generate)) +
                             (s.tp > 1 ? fmt::format(":tp{}", s.tp) : ""));
   validate_checkpoint(m, checkpoint_files(s.model));  // once a process per checkpoint
+  const std::string alone = config_alone_note(s.model, prompt);  // InputError with --prompt
   // A GPU's decode steps replay a CUDA graph unless the shape says eager; the CPU has no launches.
   const bool gpu = backend_traits(backend).gpu;
   if (!gpu && !s.launch.empty())
@@ -495,6 +497,7 @@ Problem make_inference_problem(const InferenceShape& s, Dtype dtype, std::string
               {"prompt", s.prompt}, {"context", s.context}, {"generate", s.generate},
               {"parameters", m.parameters()}, {"layers", m.layers}, {"hidden", m.hidden},
               {"weights", checkpoint_files(s.model).empty() ? "random (seeded)" : "checkpoint " + s.model}};
+  if (!alone.empty()) p.notes.push_back(alone);
   if (!launch.empty()) p.params["launch"] = launch;
   if (!prompt.empty()) p.params["prompt_tokens"] = std::vector<std::int32_t>(prompt.begin(), prompt.end());
   if (s.page) p.params["kv_cache_page"] = s.page;

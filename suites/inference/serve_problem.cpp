@@ -8,6 +8,7 @@
 
 #include "harness/checked_count.hpp"
 #include "harness/errors.hpp"
+#include "suites/inference/config_alone.hpp"
 #include "suites/inference/decoder_weights.hpp"
 #include "suites/inference/inference_problem.hpp"
 #include "suites/inference/kv_block_pool.hpp"
@@ -84,6 +85,7 @@ Problem make_serve_problem(const InferenceShape& s, Dtype dtype, std::string_vie
   const double embedding = m.tied_embeddings && dtype != Dtype::fp8 ? 0.0 : static_cast<double>(m.hidden * m.vocab);
   p.memory_bytes = m.matmul_parameters() * weight_bytes(dtype) + embedding * activation_bytes(dtype) + cache + activations +
                    static_cast<double>(l.batch) * static_cast<double>(m.vocab) * 4.0;
+  if (auto note = config_alone_note(s.model, prompt); !note.empty()) p.notes.push_back(std::move(note));
   attach_shape(p, InferencePoint{s, {}});
   return p;
 }

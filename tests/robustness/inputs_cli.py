@@ -10,6 +10,9 @@ n12 lenient parsing where the docs promise a refusal: a serve option given twice
     last (B34); `--prompt ''` was dropped and the point ran seeded ids (C19); a config's
     rope_scaling whose type is a number or missing, or a partial_rotary_factor "0.5" (a
     string), ran on random weights as "another rope type". Now each is exit 2.
+n16 a checkpoint's config.json path (not its folder) ran seeded random weights, with --prompt,
+    without a word (E24). Now --prompt with it is refused, naming the folder; without one the
+    config alone runs random weights, as before, and a note says so.
 
 usage: inputs_cli.py ROOFTOP SOURCE_DIR WORK_DIR CASE
 """
@@ -103,5 +106,33 @@ def n12():
         expect(0, " ok", inference(config_folder(name, **fields) + ":prefill:1x8"))
 
 
-{"n6": n6, "n12": n12}[case]()
+def n16():
+    # E24: a checkpoint's config.json path ran seeded random weights with --prompt: other greedy
+    # tokens than the checkpoint's, and no word on the terminal.
+    model = os.path.join(source, "tests", "data", "hf", "llama-linear")
+    config = os.path.join(model, "config.json")
+    prompt = ("--prompt", "@" + os.path.join(model, "expected.json"))
+    want = json.load(open(os.path.join(model, "expected.json")))
+    shape = f":generate:1x{len(want['prompt'])}x{len(want['greedy_tokens'])}"
+    # With --prompt: refused before anything runs, naming the folder that runs the weights.
+    expect(2, f"--prompt with {config}: a checkpoint's config.json alone runs seeded random weights",
+           inference(config + shape, more=prompt), absent=" ok")
+    # The folder: the checkpoint's tokens (the control).
+    out = os.path.join(work, "folder.json")
+    expect(0, " ok", inference(model + shape, more=(*prompt, "--out", out)), absent="the config alone")
+    r = json.load(open(out))["results"][0]
+    if not r["params"]["weights"].startswith("checkpoint ") or r["outputs"]["greedy_tokens"][0] != want["greedy_tokens"]:
+        fail(f"the checkpoint's folder ran weights {r['params']['weights']!r}, not its tokens")
+    # Without --prompt the config alone is timed on random weights (the way out for a field
+    # the decoder does not compute), and the terminal says so once.
+    out = os.path.join(work, "alone.json")
+    got = inference(config + ":prefill:1x8", config + ":prefill:1x16", more=("--out", out))
+    expect(0, f"rooftop: note: {config}: the config alone, on seeded random weights", got)
+    if got[1].count("rooftop: note: " + config) != 1 or f"name its folder, {model}," not in got[1]:
+        fail(f"the note is not said once with the folder:\n{got[1]}")
+    if json.load(open(out))["results"][0]["params"]["weights"] != "random (seeded)":
+        fail("the config alone did not run random weights")
+
+
+{"n6": n6, "n12": n12, "n16": n16}[case]()
 print(f"inputs {case}: ok")
