@@ -128,7 +128,7 @@ double robust_centre(std::span<const double> values) {
 // bounded, so the factor is the one that most benchmarks agree on, whatever their weights: a
 // third of a suite regressing together cannot move it (an unweighted median moved +1% with 4
 // of the H200's 18 GEMMs at +5%, 4 sds of the quiet ones). Its variance is the inliers'
-// precision-weighted mean's, less the biweight's 95% efficiency.
+// precision-weighted mean's (less the biweight's 95% efficiency) or the sandwich's, the larger.
 constexpr double kBiweightC = 4.685;
 struct WeightedCentre {
   double centre = 0, variance = 0;
@@ -291,10 +291,10 @@ double tail_df(std::span<const double> z, double slack) {
 // by its likelihood, the candidates' grid the prior): a test's p averages over what the
 // residuals leave open. The heaviest df within 1.5 log units of the best instead counted a t
 // of 3 df whole where the residuals gave it a quarter of the weight: a real H200 kernel's 5%
-// change, 10 of its sds, read p 0.003 instead of 0.0002. With 3 or 4 runs each residual's
-// leave-one-out prediction rests on 1 or 2 df, whose own uncertainty hides heavy tails from
-// the fit: there the posterior let Student t 3 df drift FAIL 6% of A/A suites (3 runs), and
-// the conservative end (kTailSlackFewRuns) holds it to 1%.
+// change, 7 to 10 of its sds, read p 0.001-0.005, not a discovery among 18. With 3 or 4 runs
+// each residual's leave-one-out prediction rests on 1 or 2 df, whose own uncertainty hides
+// heavy tails from the fit: there the posterior let Student t 3 df drift FAIL 6% of A/A
+// suites (3 runs), and the conservative end (kTailSlackFewRuns) holds it to 1%.
 inline constexpr int kMinRunsForTailPosterior = 5;
 void tail_posterior(std::span<const double> z, std::vector<double>& df, std::vector<double>& weight) {
   const auto fit = fit_tails(z);
@@ -465,7 +465,8 @@ double candidate_upper_tail(double t, double df) {
     for (double candidate : kTailCandidates) {
       std::vector<double> logs(static_cast<std::size_t>(points));
       if (!std::isinf(candidate))
-        for (int i = 0; i < points; ++i) logs[static_cast<std::size_t>(i)] = std::log(student_t_cdf(-i * kTableStep, candidate));
+        for (int i = 0; i < points; ++i)
+          logs[static_cast<std::size_t>(i)] = std::log(student_t_cdf(-i * kTableStep, candidate));
       out.push_back(std::move(logs));
     }
     return out;
@@ -588,8 +589,8 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
       const double scatter = 2.333 / std::sqrt(static_cast<double>(ratios.size()));
       return median(ratios) / kChiSquareMedian * std::exp(-z * scatter);
     };
-    if (bulk.size() * 2 >= n)
-      model.run_overdispersion = std::max(1.0, lower_bound(bulk, runs >= kMinRunsForTailPosterior ? kOverdispersionZ : 0));
+    const double bulk_z = runs >= kMinRunsForTailPosterior ? kOverdispersionZ : 0;
+    if (bulk.size() * 2 >= n) model.run_overdispersion = std::max(1.0, lower_bound(bulk, bulk_z));
     if (faster.size() * 4 >= n)
       model.run_overdispersion = std::max(model.run_overdispersion, lower_bound(faster, kOverdispersionZ));
     for (auto& f : model.benchmarks) {
