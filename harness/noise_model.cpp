@@ -451,7 +451,7 @@ namespace {
 
 // P(T > t) for the tails' candidates (kTailCandidates), from a table of its log on a fine grid
 // of t (built once): a gate asks it for every benchmark, every component of its posterior
-// over the suite's variances and every candidate, and the incomplete beta took 90% of a
+// over the suite's variances and every candidate, and the incomplete beta took most of a
 // gate's time. Linear in log P between points 0.005 apart: relative error under 1e-5.
 constexpr double kTableStep = 0.005, kTableEnd = 40;
 double candidate_upper_tail(double t, double df) {
@@ -584,7 +584,7 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
     // Student t 3 df drift FAILed 4% of A/A suites at 2 runs, 1.5% without).
     // The faster half's reading always takes its lower bound: it is the second of two, and
     // the larger of two point estimates widens by chance (5% at CV 1% caught 94% with 3
-    // runs, 98% without it).
+    // runs, 97% without it).
     const auto lower_bound = [](const std::vector<double>& ratios, double z) {
       const double scatter = 2.333 / std::sqrt(static_cast<double>(ratios.size()));
       return median(ratios) / kChiSquareMedian * std::exp(-z * scatter);
