@@ -33,6 +33,8 @@ parser.add_argument("--slowed", type=int, default=4)
 parser.add_argument("--seed", type=int, default=51)
 parser.add_argument("--label", default="")
 parser.add_argument("--gate-args", default="", help="more arguments for `rooftop gate`, e.g. \"--alpha 0.05\"")
+parser.add_argument("--keep-verdicts", action="store_true",
+                    help="keep every gate's --json verdicts in OUT_DIR/verdicts/ (held-draw-aa|slowed.json, the slowed named)")
 a = parser.parse_args()
 rooftop, out, specs, k, draws, slowdown, slowed_count, seed, label = (a.rooftop, a.out, a.specs, a.baseline_nights, a.draws,
                                                                       a.slowdown, a.slowed, a.seed, a.label)
@@ -68,15 +70,19 @@ def with_slowdown(night, victims, factor, tag):
     return path
 
 
-def gate(history, results):
+def gate(history, results, keep_as=None, slowed=()):
     verdicts = os.path.join(out, "verdicts.json")
     if os.path.exists(verdicts):
         os.remove(verdicts)
     code = subprocess.run([rooftop, "gate", "--history", history, "--history-runs", str(k), results, "--json", verdicts]
                           + a.gate_args.split(),
                           capture_output=True, text=True).returncode
-    comparisons = json.load(open(verdicts))["comparisons"] if os.path.exists(verdicts) else []
-    return code, {c["name"]: c["verdict"] for c in comparisons}
+    report = json.load(open(verdicts)) if os.path.exists(verdicts) else {"comparisons": []}
+    if a.keep_verdicts and keep_as:
+        os.makedirs(os.path.join(out, "verdicts"), exist_ok=True)
+        report["calibration"] = {"exit": code, "slowed": sorted(slowed)}
+        json.dump(report, open(os.path.join(out, "verdicts", keep_as), "w"))
+    return code, {c["name"]: c["verdict"] for c in report["comparisons"]}
 
 
 counts = {"gates": 0, "exit0": 0, "exit1": 0, "exit6": 0, "other": 0, "bench": 0, "bench_fail": 0, "bench_unresolved": 0,
@@ -90,7 +96,7 @@ for held in range(len(nights)):
             os.remove(history)
         for i in chosen:
             subprocess.run([rooftop, "history", "add", nights[i][0], "--db", history], check=True, capture_output=True)
-        code, verdicts = gate(history, nights[held][0])
+        code, verdicts = gate(history, nights[held][0], f"{held}-{draw}-aa.json")
         counts["gates"] += 1
         counts[{0: "exit0", 1: "exit1", 6: "exit6"}.get(code, "other")] += 1
         for name, verdict in verdicts.items():
@@ -102,7 +108,8 @@ for held in range(len(nights)):
                 counts["aa_fails"].append(f"night {held} vs {chosen}: {name}")
             counts["bench_unresolved"] += verdict == "UNRESOLVED"
         victims = set(rng.sample(names, min(slowed_count, len(names))))
-        code, verdicts = gate(history, with_slowdown(nights[held][1], victims, 1 + slowdown, "slowed"))
+        code, verdicts = gate(history, with_slowdown(nights[held][1], victims, 1 + slowdown, "slowed"),
+                              f"{held}-{draw}-slowed.json", victims)
         counts["slowed_nights"] += 1
         counts["slowed_nights_failed"] += code == 1
         for name in victims:

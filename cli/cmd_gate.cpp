@@ -184,7 +184,7 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
       auto verdicts = gate_against_runs(base, run, config, *results);
       std::vector<GateReport> confirmations;
       for (std::size_t i = 0; i < reruns->size(); ++i)
-        confirmations.push_back(gate_against_runs(base, rerun_runs[i], config, (*reruns)[i]));
+        confirmations.push_back(gate_against_runs(base, with_reruns(run, rerun_runs[i]), config, (*reruns)[i]));
       confirm_failures(verdicts, confirmations);
       exit_code = report(verdicts, *outputs);
       return;
@@ -200,7 +200,7 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
     // The re-runs are tested as the run was, whatever their own subset of suites would pick.
     const GateUnit run_unit = verdicts->run_unit ? GateUnit::run : GateUnit::repetition;
     for (std::size_t i = 0; i < reruns->size(); ++i) {
-      auto again = gate_against_baseline(*baseline, rerun_runs[i], config, (*reruns)[i], run_unit);
+      auto again = gate_against_baseline(*baseline, with_reruns(run, rerun_runs[i]), config, (*reruns)[i], run_unit);
       if (again) confirmations.push_back(std::move(*again));
       else fmt::print(stderr, "rooftop: note: --confirm {}: no baseline for its suites; it confirms nothing\n", (*reruns)[i]);
     }

@@ -144,6 +144,15 @@ void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns)
   }
 }
 
+RunResults with_reruns(const RunResults& run, const RunResults& rerun) {
+  std::map<std::string, const ResultRecord*> again;
+  for (const auto& r : rerun.results) again[r.problem.name()] = &r;
+  RunResults merged = run;
+  for (auto& r : merged.results)
+    if (const auto it = again.find(r.problem.name()); it != again.end()) r = *it->second;
+  return merged;
+}
+
 bool Comparison::unresolved_above_tau() const {
   return verdict == Verdict::unresolved && compared() && std::log1p(change_low) > std::log1p(tau);
 }

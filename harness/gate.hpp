@@ -115,6 +115,14 @@ bool settle_broken_point(Comparison& c, const ResultRecord& current);
 // Benchmarks a re-run left out, skipped or could not test keep their verdict.
 void confirm_failures(GateReport& report, const std::vector<GateReport>& reruns);
 
+// The run as a re-run sees it: the run's results with those the re-run measured again in
+// their place. A re-run of the FAILed benchmarks alone is gated this way, so that the rest of
+// the suite still gives it the run's shared factor, the suite's population of spreads and the
+// company of the joint test (a suite of 4 re-run benchmarks has none of them). The re-run
+// follows the run within minutes on the same machine; a machine that moved between them
+// moves the re-run's benchmarks with it (on a lent H200, 0.2-0.5% from night to night).
+RunResults with_reruns(const RunResults& run, const RunResults& rerun);
+
 GateReport gate_results(const RunResults& baseline, const RunResults& current, const GateConfig& config,
                         const std::string& baseline_origin, const std::string& current_origin);
 

@@ -173,6 +173,60 @@ void decide_benchmark(Comparison& c, const ModelFit& fit, const NoiseModel& mode
   }
 }
 
+// The joint test's truncation: the p's at or below it enter the product.
+constexpr double kJointTruncation = 0.05;
+// The largest change the joint test takes in: one beyond it that is no discovery alone is a
+// noisy benchmark's, and several at once a load's (the development VM's memory-bound GEMMs,
+// 44-79% slower together in one run of ten, FAILed 10% of its A/A gates at 3 nights).
+constexpr double kJointLargest = 0.25;
+// The product needs independent p's: the suite's shared factor taken out (5 or more
+// benchmarks) and each benchmark's spread from its own runs. With one baseline run the
+// spread is read across the benchmarks of this very comparison, so every p shares it, and a
+// machine's two clock states leave the whole suite's p's low together (bimodal clocks FAILed
+// 7% of A/A suites at 1 run, 3-benchmark suites under a shared t 3 drift 2-7%).
+constexpr int kMinRunsForJointTest = 2;
+
+// Several benchmarks slower beyond tau, none alone a discovery among the suite's tests: the
+// truncated product of the p's of those beyond tau (at or below kJointTruncation), against
+// every test of the suite. The fewest of them, the smallest p's first, whose product is at
+// or below alpha FAIL, as one change seen together; the rest stay as they were (taking every
+// p under the truncation named the two-state kernels that happened to move 4-7% on a night
+// with a real change: 28 false FAILs in 170 such H200 nights, 7 this way). Leaving out the
+// p's of benchmarks below tau, and those past the fewest, keeps the test valid: the null's
+// product can only be larger. Not from a run whose bulk spreads wider than the baseline's or
+// whose changes are a load's (decide_benchmark's unsteady and broad runs, kJointLargest).
+void decide_jointly(GateReport& report, const std::vector<std::size_t>& tested, const std::vector<double>& p,
+                    const NoiseModel& model, int runs) {
+  if (runs < kMinRunsForJointTest || !model.suite.estimated) return;
+  if (model.run_overdispersion > kUnsteadyRun || (tested.size() >= 8 && model.outlier_share > kBroadChange)) return;
+  std::vector<std::pair<double, std::size_t>> candidates;  // (p, index in report.comparisons)
+  for (std::size_t i = 0; i < tested.size(); ++i) {
+    const auto& c = report.comparisons[tested[i]];
+    const bool beyond = c.verdict == Verdict::fail || (c.verdict == Verdict::unresolved && c.change > c.tau &&
+                                                        c.change <= kJointLargest && !c.clock_differs);
+    if (beyond && p[i] <= kJointTruncation) candidates.emplace_back(p[i], tested[i]);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  const int tests = static_cast<int>(tested.size());
+  std::vector<double> product;
+  for (std::size_t n = 0; n < candidates.size(); ++n) {
+    product.push_back(candidates[n].first);
+    if (n == 0) continue;
+    const double joint = truncated_product_p(product, tests, kJointTruncation);
+    if (joint > report.config.alpha) continue;
+    for (std::size_t j = 0; j <= n; ++j) {
+      auto& c = report.comparisons[candidates[j].second];
+      if (c.verdict == Verdict::fail) continue;
+      c.verdict = Verdict::fail;
+      c.reason = fmt::format("slower by {}: beyond the {:.0f}% threshold, and a real change seen together with {} other "
+                             "benchmark{} slower beyond it (the truncated product of their p's: p {:.2g} <= {} over {} "
+                             "benchmarks), though not a discovery alone (alone it read: {})", percent(c.change),
+                             100 * c.tau, n, n == 1 ? "" : "s", joint, report.config.alpha, tests, c.reason);
+    }
+    return;
+  }
+}
+
 // The shared factor: the machine, or everything changed at once.
 SuiteShift decide_suite(const NoiseModel& model, const std::vector<double>& taus, const GateConfig& config, int benchmarks) {
   SuiteShift s;
@@ -293,6 +347,7 @@ void decide_by_model(GateReport& report, const std::vector<std::size_t>& tested,
     taus.push_back(c.tau);
   }
   if (tested.empty()) return;
+  decide_jointly(report, tested, p, model, runs);
   report.suite_shift = decide_suite(model, taus, report.config, tests);
   if (!model.suite.estimated) settle_small_suite_shift(report, tested);
 }

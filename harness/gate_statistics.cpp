@@ -358,4 +358,35 @@ std::vector<double> benjamini_hochberg(std::span<const double> p) {
   return q;
 }
 
+double truncated_product_p(std::span<const double> p, int tests, double truncation) {
+  double log_product = 0;
+  int below = 0;
+  for (double x : p)
+    if (x <= truncation) {
+      log_product += std::log(std::max(x, 1e-300));
+      ++below;
+    }
+  if (below == 0 || tests < 1) return 1.0;
+  tests = std::max(tests, below);
+  // P(W <= w) = sum over k >= 1 below the truncation of Binomial(k; tests, truncation) times
+  // P(Gamma(k) >= -log w + k log truncation): given k, each p / truncation is uniform.
+  double total = 0, log_choose = 0;
+  for (int k = 1; k <= tests; ++k) {
+    log_choose += std::log(static_cast<double>(tests - k + 1)) - std::log(static_cast<double>(k));
+    // (0 times the log of 0 where the truncation is 1 and every p is in: no term, not NaN.)
+    const double log_binomial =
+        log_choose + k * std::log(truncation) + (k == tests ? 0.0 : (tests - k) * std::log1p(-truncation));
+    const double x = std::max(0.0, -log_product + k * std::log(truncation));
+    // The gamma's upper tail with integer shape, e^-x sum_{j<k} x^j / j!, summed in logs (its
+    // terms pass e^700 for a product of many tiny p's).
+    double log_sum = 0;  // j = 0
+    for (int j = 1; j < k && x > 0; ++j) {
+      const double log_term = j * std::log(x) - std::lgamma(j + 1.0);
+      log_sum = std::max(log_sum, log_term) + std::log1p(std::exp(-std::fabs(log_sum - log_term)));
+    }
+    total += std::exp(log_binomial - x + log_sum);
+  }
+  return std::clamp(total, 0.0, 1.0);
+}
+
 }  // namespace rooftop

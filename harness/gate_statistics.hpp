@@ -50,6 +50,14 @@ std::vector<double> holm_adjust(std::span<const double> p);
 // a discovery), in the input order.
 std::vector<double> benjamini_hochberg(std::span<const double> p);
 
+// Zaykin et al.'s truncated product (Genet. Epidemiol. 2002): the p of the product of those
+// of `p` at or below `truncation`, `tests` independent uniform p's under the null (the p's
+// given may be a subset of them: leaving out any keeps the test valid, and conservative).
+// Several moderate p's together, where no one alone is a discovery among `tests`. Exact:
+// the count below the truncation is binomial, and the product's log given that count a
+// gamma. 1 where none is at or below it.
+double truncated_product_p(std::span<const double> p, int tests, double truncation);
+
 // Standard normal quantile.
 double normal_quantile(double p);
 

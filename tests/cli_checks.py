@@ -3,6 +3,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 
 def run(rooftop, *args):
@@ -30,3 +31,29 @@ def fresh_dir(path):
 def runner(rooftop):
     """run(*args) for one rooftop binary."""
     return lambda *args: run(rooftop, *args)
+
+
+def fail(why):
+    """Ends the test with what went wrong."""
+    sys.exit(f"FAIL: {why}")
+
+
+def wait_for(condition, seconds, what):
+    """Polls `condition` until it holds; fails the test after `seconds`."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    fail(f"timed out waiting for {what}")
+
+
+def case_setup(argv):
+    """(rooftop, source dir, the case's fresh work dir, case) of a robustness script called as
+    `SCRIPT ROOFTOP SOURCE_DIR WORK_DIR CASE`, with a home of its own and no baseline store
+    from the caller's environment."""
+    rooftop, source, work, case = argv[1:5]
+    work = fresh_dir(os.path.join(work, case))
+    os.environ["ROOFTOP_HOME"] = os.path.join(work, "home")
+    os.environ.pop("ROOFTOP_BASELINES", None)
+    return rooftop, source, work, case

@@ -6,7 +6,10 @@ add`), then through the CLI:
   - night 12 with 5% in every kernel: no benchmark FAILs alone (a suite-wide shift);
   - nights 13 to 17 unchanged: each exits 0, no FAIL;
   - against nights 3, 9, 11, 15 and 17, night 12 with 5% in m2048_n2048_k2048 and 3 others:
-    m2048 FAILs and every p is a number.
+    m2048 FAILs and every p is a number;
+  - against nights 2, 8 and 14 (3 nights), night 3 with 5% in m4096_n4096_k4096, m1_n14336_k4096,
+    m128_n4096_k14336 and m16_n4096_k14336: no kernel is a discovery alone (p 0.003-0.009 of 18),
+    the three first FAIL together (the joint test) and nothing else FAILs; unchanged, exit 0.
 
 usage: gate_real_nights.py ROOFTOP SOURCE_DIR OUT_DIR
 """
@@ -33,12 +36,12 @@ def gate(path):
     return code, {c["name"]: c["verdict"] for c in json.load(open(verdicts))["comparisons"]}
 
 
-def slowed(names, factor, tag):
-    run = json.load(open(night(12)))
+def slowed(names, factor, tag, held=12):
+    run = json.load(open(night(held)))
     for r in run["results"]:
         if names is None or r["name"] in names:
             r["samples"]["seconds_per_iteration"] = [s * factor for s in r["samples"]["seconds_per_iteration"]]
-    path = os.path.join(out, f"night12-{tag}.json")
+    path = os.path.join(out, f"night{held}-{tag}.json")
     json.dump(run, open(path, "w"))
     return path
 
@@ -78,6 +81,24 @@ m2048 = next(c["verdict"] for c in comparisons if c["name"].endswith("m2048_n204
 print(f"night 12 against nights 3, 9, 11, 15, 17, 5% in 4: exit {code}, m2048 {m2048}, p missing {p_missing}")
 if p_missing or m2048 != "FAIL" or code != 1:
     failures.append(f"5 nights, m2048 +5%: exit {code}, m2048 {m2048}, p not a number for {p_missing}")
+# Three nights: 5% in four kernels, none of them a discovery alone among 18, three of them
+# together (the fourth, m16_n4096_k14336, moved less than tau that night).
+three = os.path.join(out, "three-nights.sqlite")
+for n in (2, 8, 14):
+    subprocess.run([rooftop, "history", "add", night(n), "--db", three], check=True, capture_output=True)
+slow = {f"gemm/cuda/bf16/{s}" for s in ("m4096_n4096_k4096", "m1_n14336_k4096", "m128_n4096_k14336",
+                                         "m16_n4096_k14336")}
+for tag, path in (("slowed", slowed(slow, 1.05, "three", held=3)), ("unchanged", night(3))):
+    code = subprocess.run([rooftop, "gate", "--history", three, path, "--json", verdicts_path], capture_output=True,
+                          text=True).returncode
+    comparisons = json.load(open(verdicts_path))["comparisons"]
+    failed = {c["name"] for c in comparisons if c["verdict"] == "FAIL"}
+    together = {c["name"] for c in comparisons if c["verdict"] == "FAIL" and "seen together" in c["reason"]}
+    print(f"night 3 against nights 2, 8, 14, {tag}: exit {code}, FAIL {sorted(failed)}")
+    expected = (1, slow - {"gemm/cuda/bf16/m16_n4096_k14336"}) if tag == "slowed" else (0, set())
+    if (code, failed) != expected or together != failed:
+        failures.append(f"3 nights, {tag}: exit {code}, FAIL {sorted(failed)} ({len(together)} together), expected "
+                        f"exit {expected[0]} with {sorted(expected[1])} together")
 for f in failures:
     print("FAILED:", f)
 sys.exit(1 if failures else 0)

@@ -13,6 +13,7 @@
 #include "harness/history_store.hpp"
 #include "harness/injected_slowdown.hpp"
 #include "harness/results.hpp"
+#include "test_run_meta.hpp"
 
 using namespace rooftop;
 namespace fs = std::filesystem;
@@ -20,19 +21,8 @@ namespace fs = std::filesystem;
 namespace {
 RunResults slowed_run() {
   RunResults run;
-  auto& m = run.meta;
-  m.rooftop_version = "0.1.0";
-  m.git_commit = "abc123";
-  m.created = "2026-11-21T00:00:00Z";
-  m.host = {{"hostname", "h"}};
-  m.command = "rooftop run";
-  m.tier = "quick";
-  m.backend = "cpu";
-  m.fingerprint = "cpu-test-2c-0000";
-  m.device = {{"model_name", "Test CPU"}};
-  m.ceilings_source = "none";
-  m.complete = true;
-  m.injected_slowdown = InjectedSlowdown{0.5, ""};
+  run.meta = testing::test_run_meta("quick");
+  run.meta.injected_slowdown = InjectedSlowdown{0.5, ""};
   ResultRecord r;
   r.problem = {"gemm", "cpu", Dtype::fp32, "m2_n2_k2", {{"m", 2}, {"n", 2}, {"k", 2}}, {16, 48}, 64};
   r.samples = {{1e-6, 100, 0}, {1.1e-6, 100, 0}, {0.9e-6, 100, 0}};

@@ -19,6 +19,7 @@
 #include "harness/results.hpp"
 #include "reports/diagnosis.hpp"
 #include "reports/terminal_table.hpp"
+#include "test_run_meta.hpp"
 
 using namespace rooftop;
 namespace fs = std::filesystem;
@@ -27,19 +28,10 @@ namespace {
 RunResults sample_run() {
   RunResults run;
   auto& m = run.meta;
-  m.rooftop_version = "0.1.0";
-  m.git_commit = "abc123";
-  m.created = "2026-11-21T00:00:00Z";
-  m.host = {{"hostname", "h"}};
-  m.command = "rooftop run";
-  m.tier = "smoke";
+  m = testing::test_run_meta("smoke");
   m.seed = 42;
-  m.backend = "cpu";
-  m.fingerprint = "cpu-test-2c-0000";
-  m.device = {{"model_name", "Test CPU"}};
   m.ceilings = Ceilings{{{"fp32_vector_fma", "fp32", "avx512_fma", 1e12}}, {{"DRAM", 1e11, 0}}, 2e-6, {}};
   m.ceilings_source = "profile.json";
-  m.complete = true;
   ResultRecord ok;
   ok.problem = {"gemm", "cpu", Dtype::fp32, "m2_n2_k2", {{"m", 2}, {"n", 2}, {"k", 2}}, {16, 48}, 64};
   ok.implementation = "brg:avx512_core";

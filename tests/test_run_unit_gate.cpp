@@ -243,6 +243,13 @@ TEST_CASE("a re-run confirms a FAIL or clears it, never a broken point", "[gate]
   confirm_failures(s, {gate_against_runs(base, partial, GateConfig{}, "partial.json")});
   CHECK(named(s, name_of(0)).verdict == Verdict::unresolved);
   CHECK(named(s, name_of(1)).verdict == Verdict::fail);
+
+  // A re-run of some benchmarks is gated in the run's company: the others as the run measured them.
+  const auto merged = with_reruns(first, partial);
+  REQUIRE(merged.results.size() == first.results.size());
+  CHECK(merged.results[0].samples[0].seconds_per_iteration == partial.results[0].samples[0].seconds_per_iteration);
+  CHECK(merged.results[1].samples[0].seconds_per_iteration == first.results[1].samples[0].seconds_per_iteration);
+  CHECK(merged.results[2].status == Status::error);
 }
 
 TEST_CASE("history baseline: the latest runs of this device and tier, not the run itself", "[gate][run-unit]") {

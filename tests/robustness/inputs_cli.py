@@ -22,16 +22,12 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import cli_checks  # noqa: E402
-from cli_checks import expect  # noqa: E402
+from cli_checks import expect, fail  # noqa: E402
 
 rooftop, source, work, case = sys.argv[1:5]
 work = cli_checks.fresh_dir(os.path.join(work, case))
 os.environ["ROOFTOP_HOME"] = os.path.join(work, "home")
 run = cli_checks.runner(rooftop)
-
-
-def fail(why):
-    sys.exit(f"FAIL: {why}")
 
 
 def inference(*shapes, more=()):

@@ -16,32 +16,15 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import cli_checks  # noqa: E402
-from cli_checks import expect  # noqa: E402
+from cli_checks import expect, fail, wait_for  # noqa: E402
 
-rooftop, source, work, case = sys.argv[1:5]
-work = cli_checks.fresh_dir(os.path.join(work, case))
-home = os.path.join(work, "home")
-os.environ["ROOFTOP_HOME"] = home
-os.environ.pop("ROOFTOP_BASELINES", None)
+rooftop, source, work, case = cli_checks.case_setup(sys.argv)
+home = os.environ["ROOFTOP_HOME"]
 kept = os.path.join(source, "docs", "results", "cpu-quick-gemm.json")
 run = cli_checks.runner(rooftop)
-
-
-def fail(why):
-    sys.exit(f"FAIL: {why}")
-
-
-def wait_for(condition, seconds, what):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    fail(f"timed out waiting for {what}")
 
 
 def interrupted_ab():

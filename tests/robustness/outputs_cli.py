@@ -14,11 +14,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import cli_checks  # noqa: E402
-from cli_checks import expect  # noqa: E402
+from cli_checks import expect, wait_for  # noqa: E402
 
 case, rooftop, work, results = sys.argv[1:5]
 shutil.rmtree(work, ignore_errors=True)
@@ -166,15 +165,6 @@ def sigint_caught(pid):
     except OSError:
         pass
     return False
-
-
-def wait_for(condition, seconds, what):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    sys.exit(f"timed out waiting for {what}")
 
 
 def interrupt():

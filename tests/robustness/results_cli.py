@@ -23,7 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import cli_checks  # noqa: E402
-from cli_checks import expect  # noqa: E402
+from cli_checks import expect, fail  # noqa: E402
 
 rooftop, source, work, case = sys.argv[1:5]
 work = cli_checks.fresh_dir(os.path.join(work, case))
@@ -35,10 +35,6 @@ run = cli_checks.runner(rooftop)
 # One small GEMM, briefly: what is checked is what the results say, not the times.
 SMALL_RUN = ("run", "--suite", "gemm", "--shape", "64x64x64", "--dtype", "fp32", "--repetitions", "3",
              "--benchmark_min_time=0.01")
-
-
-def fail(why):
-    sys.exit(f"FAIL: {why}")
 
 
 def n8():

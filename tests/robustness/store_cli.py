@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import cli_checks  # noqa: E402
-from cli_checks import expect  # noqa: E402
+from cli_checks import expect, fail  # noqa: E402
 
 rooftop, source, work, case = sys.argv[1:5]
 work = os.path.join(work, case)
@@ -36,10 +36,6 @@ fp = json.load(open(gemm_file))["device"]["fingerprint"]
 
 def run(*args):
     return cli_checks.run(rooftop, *args)
-
-
-def fail(why):
-    sys.exit(f"FAIL: {why}")
 
 
 def read(path):
