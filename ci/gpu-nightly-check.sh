@@ -16,7 +16,7 @@ budget=${2:-500}
 out=${OUT:-$PWD/gpu-out}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out/nightly" /tmp/rooftop-bundle
-tar -C /tmp/rooftop-bundle -xzf "$bundle"
+tar -C /tmp/rooftop-bundle -xf "$bundle"  # gzip or xz
 bin=$(echo /tmp/rooftop-bundle/rooftop-*/bin)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
 export ROOFTOP_NIGHTLY_BIN=$bin/rooftop ROOFTOP_NIGHTLY_BACKENDS=cuda ROOFTOP_NIGHTLY_TIER=quick

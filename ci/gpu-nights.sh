@@ -15,7 +15,7 @@ out=${OUT:-$PWD/gpu-out}
 prefix=${NIGHT_PREFIX:-night}
 mkdir -p "$out/nights" /tmp/rooftop-bundle
 export ROOFTOP_HOME=/tmp/rooftop-home
-tar -C /tmp/rooftop-bundle -xzf "$bundle"
+tar -C /tmp/rooftop-bundle -xf "$bundle"  # gzip or xz
 bin=$(echo /tmp/rooftop-bundle/rooftop-*/bin)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
 start=$(date +%s)

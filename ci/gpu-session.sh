@@ -13,7 +13,7 @@ out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out" /tmp/rooftop-bundle
 export NCCL_NVLS_ENABLE=0  # NVLink multicast stays off on shared machines (KINDS.md)
 export ROOFTOP_HOME=/tmp/rooftop-home  # the profile is copied out; $OUT returns at most 8 files
-tar -C /tmp/rooftop-bundle -xzf "$bundle"
+tar -C /tmp/rooftop-bundle -xf "$bundle"  # gzip or xz
 bin=$(echo /tmp/rooftop-bundle/rooftop-*/bin)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
 for step in "$@"; do

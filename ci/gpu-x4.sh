@@ -13,7 +13,7 @@ out=/tmp/gpu-x4-out  # $OUT returns at most 8 files: everything goes back as one
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out" /tmp/rooftop-bundle
 export NCCL_NVLS_ENABLE=0 ROOFTOP_HOME=/tmp/rooftop-home
-tar -C /tmp/rooftop-bundle -xzf "$bundle"
+tar -C /tmp/rooftop-bundle -xf "$bundle"  # gzip or xz
 bin=$(echo /tmp/rooftop-bundle/rooftop-*/bin)
 n=$(nvidia-smi -L | wc -l)
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv

@@ -5,7 +5,8 @@
 // interval and a p against no change. FAIL when that p is a discovery across the suite
 // (Benjamini-Hochberg at alpha) and the estimate lies beyond tau; IMPROVED alike below
 // -tau; PASS when its own 95% interval lies below tau; else UNRESOLVED, with the change
-// that would FAIL. The shared factor is
+// that would FAIL. With 3 or 4 baseline runs, benchmarks slower beyond tau that are no
+// discovery alone can FAIL together (the joint test, gate_decision.cpp). The shared factor is
 // decided on its own (SuiteShift): within the machine's drift between the baseline runs, or
 // beyond it (FAIL: every benchmark slower at once), or unknown (UNRESOLVED).
 #include <cstddef>

@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
+#include <iterator>
+#include <span>
 #include <string>
 #include <random>
 #include <vector>
@@ -153,23 +156,60 @@ TEST_CASE("split-KV decode runs every group from 1 to 16: odd groups on the next
       }
 }
 
-TEST_CASE("fused prefill matches the reference in every compiled tile: causal, GQA, odd lengths", "[gpu][attention][seconds=900]") {
-  // Lengths off every tile (BM 64/128, BN 32/64), MHA, GQA 4:1 and MQA, both head dims.
-  const char* shapes[] = {"prefill:2x8x2x300x128:causal", "prefill:1x4x4x129x64", "prefill:1x8x1x1000x128",
-                          "prefill:3x4x2x77x64:causal", "prefill:1x2x2x1024x128:causal"};
-  for (const auto& config : attention::prefill_configs()) {
-    CHECK(attention::parse_config_name(attention::config_name(config)) == config);  // a name runs what it says
-    for (const char* text : shapes) {
-      auto shape = attention::parse_attention_shape(text);
-      shape.tile = attention::config_name(config);
-      // wgmma tiles exist for Hopper alone, some for one head dim: skipped, and they say why.
-      if (const auto why = attention::prefill_unsupported(config, shape.d, Dtype::bf16); config.wgmma && !why.empty()) {
-        WARN(why);
-        continue;
-      }
-      for (Dtype d : {Dtype::bf16, Dtype::fp16}) check_attention_point(shape, d);
+namespace {
+// Lengths off every tile (BM 64/128, BN 32/64), MHA, GQA 4:1 and MQA, both head dims.
+// The three shorter first (the default sample's).
+constexpr const char* kPrefillCheckShapes[] = {"prefill:2x8x2x300x128:causal", "prefill:1x4x4x129x64",
+                                               "prefill:3x4x2x77x64:causal", "prefill:1x8x1x1000x128",
+                                               "prefill:1x2x2x1024x128:causal"};
+
+// Checks compiled prefill tile number `index` on the shapes and dtypes given; a wgmma tile
+// that this head dim cannot use is skipped and says why.
+void check_prefill_tile(std::size_t index, std::span<const char* const> shapes, std::span<const Dtype> dtypes) {
+  const auto config = attention::prefill_configs()[index];
+  CHECK(attention::parse_config_name(attention::config_name(config)) == config);  // a name runs what it says
+  for (const char* text : shapes) {
+    auto shape = attention::parse_attention_shape(text);
+    shape.tile = attention::config_name(config);
+    if (const auto why = attention::prefill_unsupported(config, shape.d, Dtype::bf16); config.wgmma && !why.empty()) {
+      WARN(why);
+      continue;
     }
+    for (Dtype d : dtypes) check_attention_point(shape, d);
   }
+}
+}  // namespace
+
+// The default: every tile on one of the three shorter shapes in one dtype, in turn, so that
+// each shape and both dtypes meet many tiles (the whole sweep took 290 s on an H200, most of
+// it the CPU's reference at 1000 positions; the default a tenth, the GPU tests under 2 minutes).
+TEST_CASE("fused prefill matches the reference in a sample of every compiled tile: causal, GQA, odd lengths",
+          "[gpu][attention]") {
+  const std::size_t tiles = attention::prefill_configs().size(), shapes = 3;  // the shapes of 77-300 positions
+  static_assert(std::size(kPrefillCheckShapes) == 5);
+  for (std::size_t i = 0; i < tiles; ++i) {
+    const Dtype dtype[] = {i / shapes % 2 == 0 ? Dtype::bf16 : Dtype::fp16};
+    // The tile's turn of the shapes, or the next its head dim allows (a wgmma tile is for one).
+    const auto config = attention::prefill_configs()[i];
+    std::size_t pick = i % shapes;
+    for (std::size_t k = 0; k < shapes; ++k) {
+      pick = (i + k) % shapes;
+      const auto d = attention::parse_attention_shape(kPrefillCheckShapes[pick]).d;
+      if (!config.wgmma || attention::prefill_unsupported(config, d, Dtype::bf16).empty()) break;
+    }
+    check_prefill_tile(i, std::span(kPrefillCheckShapes).subspan(pick, 1), dtype);
+  }
+}
+
+// The whole sweep, every tile on every shape in both dtypes: run it with the tag
+// ("rooftop_gpu_tests [full-sweep]") after a change to the prefill kernels.
+TEST_CASE("fused prefill matches the reference in every compiled tile: causal, GQA, odd lengths",
+          "[gpu][attention][.][full-sweep][seconds=900]") {
+  const Dtype dtypes[] = {Dtype::bf16, Dtype::fp16};
+  for (std::size_t i = 0; i < attention::prefill_configs().size(); ++i) check_prefill_tile(i, kPrefillCheckShapes, dtypes);
+}
+
+TEST_CASE("prefill: fp32 and an unknown tile are refused before launch", "[gpu][attention]") {
   // fp32 has no tensor-core path, an unknown tile is named: both skipped before launch.
   auto fp32 = attention::make_attention_problem(attention::parse_attention_shape("prefill:1x2x2x64x64"), Dtype::fp32, "cuda");
   CHECK_THROWS_AS(attention::create_attention_cuda(fp32, 1), PointSkipped);
@@ -177,14 +217,22 @@ TEST_CASE("fused prefill matches the reference in every compiled tile: causal, G
   CHECK_THROWS_WITH(attention::create_attention_cuda(odd, 1), Catch::Contains("not compiled"));
 }
 
-TEST_CASE("the unfused cuBLASLt path matches the reference: causal, GQA, odd lengths", "[gpu][attention]") {
+// fp16 takes bf16's code paths in cuBLASLt and cuDNN: the default checks bf16, the full sweep
+// ("rooftop_gpu_tests [full-sweep]") both.
+void check_cublaslt_attention(std::initializer_list<Dtype> dtypes) {
   const char* shapes[] = {"prefill:2x8x2x300x128:causal:cublaslt", "prefill:1x4x4x129x64:cublaslt",
                           "prefill:1x8x1x1000x128:cublaslt"};
   for (const char* text : shapes)
-    for (Dtype d : {Dtype::bf16, Dtype::fp16}) check_attention_point(attention::parse_attention_shape(text), d);
+    for (Dtype d : dtypes) check_attention_point(attention::parse_attention_shape(text), d);
+}
+TEST_CASE("the unfused cuBLASLt path matches the reference: causal, GQA, odd lengths", "[gpu][attention]") {
+  check_cublaslt_attention({Dtype::bf16});
+}
+TEST_CASE("the unfused cuBLASLt path matches the reference in fp16 too", "[gpu][attention][.][full-sweep]") {
+  check_cublaslt_attention({Dtype::fp16});
 }
 
-TEST_CASE("cuDNN's fused attention matches the reference: causal, GQA, odd lengths, decode", "[gpu][attention]") {
+void check_cudnn_attention(std::initializer_list<Dtype> dtypes) {
   const char* shapes[] = {"prefill:2x8x2x300x128:causal:cudnn", "prefill:1x4x4x129x64:cudnn",
                           "prefill:1x8x1x1000x128:cudnn", "decode:3x32x8x1000x128:cudnn", "decode:1x8x8x4096x64:cudnn"};
 #if ROOFTOP_HAVE_CUDNN
@@ -198,16 +246,23 @@ TEST_CASE("cuDNN's fused attention matches the reference: causal, GQA, odd lengt
   INFO(loaded);
   if (!loaded.empty())
     for (const char* text : shapes)
-      for (Dtype d : {Dtype::bf16, Dtype::fp16}) check_attention_point(attention::parse_attention_shape(text), d);
+      for (Dtype d : dtypes) check_attention_point(attention::parse_attention_shape(text), d);
 #else
+  (void)dtypes;
   WARN("built without cuDNN's headers: " << shapes[0] << " and the others are not run");
 #endif
+}
+TEST_CASE("cuDNN's fused attention matches the reference: causal, GQA, odd lengths, decode", "[gpu][attention]") {
+  check_cudnn_attention({Dtype::bf16});
   // fp32 and paged caches are refused before any graph is built.
   auto fp32 = attention::make_attention_problem(attention::parse_attention_shape("prefill:1x2x2x64x64:cudnn"), Dtype::fp32, "cuda");
   CHECK_THROWS_WITH(attention::create_attention_cuda(fp32, 1), Catch::Contains("bf16 or fp16"));
   auto paged = attention::make_attention_problem(attention::parse_attention_shape("decode:1x8x8x64x64:paged16:cudnn"),
                                                  Dtype::bf16, "cuda");
   CHECK_THROWS_WITH(attention::create_attention_cuda(paged, 1), Catch::Contains("paged"));
+}
+TEST_CASE("cuDNN's fused attention matches the reference in fp16 too", "[gpu][attention][.][full-sweep]") {
+  check_cudnn_attention({Dtype::fp16});
 }
 
 TEST_CASE("the GPU reference catches a wrong element and unwritten output", "[gpu]") {
