@@ -183,7 +183,8 @@ constexpr double kJointLargest = 0.25;
 // benchmarks) and each benchmark's spread from its own runs. With one baseline run the
 // spread is read across the benchmarks of this very comparison, so every p shares it, and a
 // machine's two clock states leave the whole suite's p's low together (bimodal clocks FAILed
-// 7% of A/A suites at 1 run, 3-benchmark suites under a shared t 3 drift 2-7%). With 2 runs
+// 2.2% of A/A benchmarks at 1 run; 3-benchmark suites, no factor taken out, under a shared
+// t 3 drift 2-7% of A/A suites at 1 to 3 runs). With 2 runs
 // the common-spread check below has 1 df. From 5 runs the benchmarks' own tests reach the
 // target alone (5% in 4 of 18 H200 GEMMs, 95% of nights), while groups that move together
 // look, from 5 runs, like independent quiet benchmarks to every test built on them (the
