@@ -10,6 +10,7 @@
 
 #include "harness/discovery_test.hpp"
 #include "harness/gate_statistics.hpp"
+#include "harness/night_test.hpp"
 #include "harness/special_functions.hpp"
 #include "harness/statistics.hpp"
 
@@ -284,6 +285,49 @@ void decide_jointly(GateReport& report, const std::vector<std::size_t>& tested, 
   }
 }
 
+// The night test (harness/night_test.hpp) where it applies: 3 or 4 baseline runs (as the
+// joint test's: from 5 the benchmarks' own tests reach the target alone), 12 or more
+// benchmarks and the suite's grid of variances; not from an unsteady run or a load's broad
+// change. Where the night is a slowdown, the fewest likeliest-slowed benchmarks that carry it
+// FAIL, those slower beyond tau, if together they also moved beyond their common spread over
+// the baseline runs (a group that moves together from night to night is one benchmark's
+// worth of evidence, which the night's ratio counts as several). Returns whether it applied.
+// A night carried by one benchmark alone is that benchmark's own question, which its test
+// left open: the night test FAILs two or more. A two-state kernel whose baseline nights all
+// sat in one state jumps 5-8% and reads as quiet and slowed: one carrier FAILed 4 of 36 A/A
+// gates of the H200's 6-night session at alpha, 3 of 36 at a tenth of alpha with 4 nights.
+constexpr std::size_t kMinCarriersToFail = 2;
+bool decide_night(GateReport& report, const std::vector<std::size_t>& tested, const std::vector<ModelInput>& inputs,
+                  const NoiseModel& model, int runs) {
+  const int tests = static_cast<int>(tested.size());
+  if (runs < kMinRunsForJointTest || runs > kMaxRunsForJointTest || !model.suite.estimated ||
+      tests < kMinBenchmarksForNightTest || model.grid_weight.empty())
+    return false;
+  if (model.run_overdispersion > kUnsteadyRun || model.outlier_share > kBroadChange) return true;
+  std::vector<double> taus;
+  for (std::size_t i : tested) taus.push_back(std::log1p(report.comparisons[i].tau));
+  const auto night = night_test(model, taus, report.config.alpha);
+  std::vector<std::size_t> members;
+  for (std::size_t i : night.carriers) {
+    const auto& c = report.comparisons[tested[i]];
+    if (c.verdict == Verdict::unresolved && c.change > c.tau && c.change <= kJointLargest && !c.clock_differs)
+      members.push_back(i);
+  }
+  if (members.size() < kMinCarriersToFail ||
+      !members_moved_beyond_their_common_spread(members, inputs, model, runs, report.config.alpha))
+    return true;
+  for (std::size_t i : members) {
+    auto& c = report.comparisons[tested[i]];
+    c.verdict = Verdict::fail;
+    c.reason = fmt::format("slower by {}: beyond the {:.0f}% threshold, and one of the {} benchmark{} that carry a "
+                           "slowdown of this run (the night test over {} benchmarks: p {:.2g} <= {}; this one slowed "
+                           "with probability {:.0f}%), though not a discovery alone (alone it read: {})",
+                           percent(c.change), 100 * c.tau, members.size(), members.size() == 1 ? "" : "s", tests,
+                           night.p, report.config.alpha, 100 * night.slowed[i], c.reason);
+  }
+  return true;
+}
+
 // The shared factor: the machine, or everything changed at once.
 SuiteShift decide_suite(const NoiseModel& model, const std::vector<double>& taus, const GateConfig& config, int benchmarks) {
   SuiteShift s;
@@ -404,7 +448,8 @@ void decide_by_model(GateReport& report, const std::vector<std::size_t>& tested,
     taus.push_back(c.tau);
   }
   if (tested.empty()) return;
-  decide_jointly(report, tested, p, inputs, model, runs);
+  if (!decide_night(report, tested, inputs, model, runs))
+    decide_jointly(report, tested, p, inputs, model, runs);
   report.suite_shift = decide_suite(model, taus, report.config, tests);
   if (!model.suite.estimated) settle_small_suite_shift(report, tested);
 }

@@ -591,8 +591,10 @@ NoiseModel fit_noise_model(std::span<const ModelInput> inputs, int runs, double 
     };
     const double bulk_z = runs >= kMinRunsForTailPosterior ? kOverdispersionZ : 0;
     if (bulk.size() * 2 >= n) model.run_overdispersion = std::max(1.0, lower_bound(bulk, bulk_z));
-    if (faster.size() * 4 >= n)
-      model.run_overdispersion = std::max(model.run_overdispersion, lower_bound(faster, kOverdispersionZ));
+    if (faster.size() * 4 >= n) {
+      model.faster_overdispersion = std::max(1.0, lower_bound(faster, kOverdispersionZ));
+      model.run_overdispersion = std::max(model.run_overdispersion, model.faster_overdispersion);
+    }
     for (auto& f : model.benchmarks) {
       f.variance *= model.run_overdispersion;
       for (auto& component : f.mix_variance) component *= model.run_overdispersion;

@@ -72,6 +72,9 @@ struct NoiseModel {
   // How much wider than the baseline runs' noise the current run's unchanged bulk spreads
   // (>= 1; the variances were multiplied by it).
   double run_overdispersion = 1;
+  // The faster benchmarks' reading of it alone (>= 1; 1 where too few ran faster): what the
+  // run's noise shows with no help from its slowdowns, for the night test.
+  double faster_overdispersion = 1;
   // The share of benchmarks whose own change lies beyond 4 of the model's sds and, with
   // baseline runs, beyond 25%: a load's (a loaded run slows a random third of a suite by
   // 1.5x and more).
