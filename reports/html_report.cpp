@@ -30,6 +30,7 @@
 #include "reports/machine_text.hpp"
 #include "reports/per_watt.hpp"
 #include "reports/ratio_text.hpp"
+#include "reports/report_sides.hpp"
 #include "reports/bandwidth_svg.hpp"
 #include "reports/roofline_svg.hpp"
 #include "reports/serve_view.hpp"
@@ -68,8 +69,10 @@ std::string render(const std::string& text, const data& view, const std::string&
 
 // The device as people call it, then its fingerprint.
 std::string device_name(const RunResults& run) {
-  return run.meta.device.is_object() ? device_display_name(run.meta.device) + " (" + run.meta.fingerprint + ")"
-                                     : run.meta.fingerprint;
+  // A run of a repeated device carries its file in both (report_sides.hpp): once is enough.
+  const auto& fp = run.meta.fingerprint;
+  const std::string device = fp.substr(0, fp.find(" · "));
+  return run.meta.device.is_object() ? device_display_name(run.meta.device) + " (" + device + ")" : fp;
 }
 
 // Same workload on different devices: family/dtype/shape (the backend may differ).
@@ -681,7 +684,11 @@ std::vector<data> ceiling_rows(const Ceilings* ceilings, const Datasheet* datash
   return rows;
 }
 
-data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
+data build_view(const std::vector<ReportInput>& given, const ReportOptions& given_options) {
+  // Two files of one device are two runs, compared as two sides (report_sides.hpp).
+  const ReportSides sides = report_sides(given, given_options);
+  const auto& inputs = sides.inputs;
+  const auto& options = sides.options;
   data view;
   view.set("generated", utc_now_iso8601());
   view.set("rooftop_version", std::string(kVersion) + "+" + kGitCommit);
@@ -828,6 +835,7 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   // Machine comparison: the same workload on several devices, against the first.
   if (fingerprints.size() > 1) {
     data comparison = comparison_section(inputs, fingerprints, options);
+    if (sides.runs_of_one_device) comparison.set("runs_of_one_device", true);
     if (overlay.size() > 1) comparison.set("overlay_svg", overlay_roofline_svg(overlay));
     if (!serving_rows.empty()) {
       comparison.set("serving", list_of(serving_rows));
@@ -837,8 +845,9 @@ data build_view(const std::vector<ReportInput>& inputs, const ReportOptions& opt
   }
 
   if (options.gate) view.set("gate", gate_section(*options.gate));
-  if (!options.history.empty() && !inputs.empty())
-    if (auto trends = trend_section(inputs.front().run, options.history); !trends.is_empty_object())
+  // The history's series are keyed by the device's own fingerprint.
+  if (!options.history.empty() && !given.empty())
+    if (auto trends = trend_section(given.front().run, options.history); !trends.is_empty_object())
       view.set("trends", trends);
   return view;
 }

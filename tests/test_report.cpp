@@ -490,3 +490,39 @@ TEST_CASE("trend charts from the history: the first run's series, change points 
   options.history.clear();
   CHECK(render_html_report({{"r.json", derived(run)}}, options).find("Trends in the nightly history") == std::string::npos);
 }
+
+TEST_CASE("two results files of one device are two runs, compared and named by file, date and commit", "[report]") {
+  auto night = [](const std::string& created, const std::string& commit, double seconds) {
+    RunResults run;
+    run.meta.fingerprint = "cuda-nvidia-h100-132sm-0f1e2d3c";
+    run.meta.device = {{"name", "NVIDIA H100 80GB HBM3"}};
+    run.meta.created = created;
+    run.meta.git_commit = commit;
+    run.meta.ceilings = Ceilings{{{"bf16_tensor", "bf16", "mma", 1e15}}, {{"HBM", 3e12, 0}}, 0, {}};
+    ResultRecord r;
+    r.problem = {"gemm", "cuda", Dtype::bf16, "m4096_n4096_k4096", {{"m", 4096}}, {2.0 * 4096 * 4096 * 4096, 3.0 * 4096 * 4096 * 2}, 0};
+    r.samples = {{seconds, 10, 0}};
+    run.results = {r};
+    return derived(run);
+  };
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  options.price_usd["cuda-nvidia-h100-132sm-0f1e2d3c"] = 30000;
+  const std::vector<ReportInput> inputs{{"nightly/night1.json", night("2026-11-27T03:12:45Z", "1a2b3c4d5e", 2e-4)},
+                                        {"nightly/night2.json", night("2026-11-28T03:10:02Z", "9f8e7d6c5b", 2.5e-4)}};
+  const auto html = render_html_report(inputs, options);
+  // Compared against the first run, not merged onto one roofline.
+  CHECK(html.find("Run and machine comparison") != std::string::npos);
+  CHECK(html.find("id=\"runs-of-one-device\"") != std::string::npos);
+  CHECK(count_of(html, "<svg class=\"roofline\"") == 2);
+  CHECK(html.find("NVIDIA H100 80GB HBM3 · night1.json, 2026-11-27 03:12, 1a2b3c4") != std::string::npos);
+  CHECK(html.find("NVIDIA H100 80GB HBM3 · night2.json, 2026-11-28 03:10, 9f8e7d6") != std::string::npos);
+  CHECK(html.find("x0.80") != std::string::npos);  // night 2 at 1/1.25 of night 1's speed
+  CHECK(html.find("$30000") != std::string::npos);  // the device's price carried to both runs
+  const auto md = render_markdown_report(inputs, options);
+  CHECK(md.find("### Run and machine comparison") != std::string::npos);
+  // One device in one file: a machine report as before.
+  const auto one = render_html_report({inputs[0]}, options);
+  CHECK(one.find("comparison") == std::string::npos);
+  CHECK(one.find("NVIDIA H100 80GB HBM3 (cuda-nvidia-h100-132sm-0f1e2d3c)") != std::string::npos);
+}

@@ -8,7 +8,9 @@ results and checked in headless Chromium (views_test.js), with screenshots at 13
 - gate: a gated run with injected regressions: a red banner, exit 1 (the gate's), FAILs first;
 - gate-amber: every benchmark +30% against one baseline run: the suite's shift, UNRESOLVED, an
   amber banner, exit 6, never green;
-- collectives: 2 x H200 NCCL results: bus bandwidth against size, no FLOP roofline, no NaN.
+- collectives: 2 x H200 NCCL results: bus bandwidth against size, no FLOP roofline, no NaN;
+- runs: two nights of one H200, two files of one device: compared as two runs, each named by
+  its file, date and commit.
 
 usage: views.py ROOFTOP RESULTS_DIR OUT_DIR [--keep DIR]   (exit 4: no Chromium, SKIP)
   --keep DIR copies the screenshots there (docs/screenshots in the repository).
@@ -94,6 +96,15 @@ specs.append({"name": "gate-amber",
               "section": "#gate-banner",
               "counts": {".banner-amber": 1, ".banner-green": 0, ".banner-red": 0, "#gate .v-FAIL": 0},
               "starts": {"#gate-banner": "UNRESOLVED: the whole suite moved +30"}})
+
+# Two nights of one H200 (two files of one device): two runs compared, each named by its file,
+# date and commit, never merged onto one roofline with rows in identical pairs.
+nights = [os.path.join(results_dir, "issue51", "h200-gemm-nights", f"gemmnight{n}-gemm.json") for n in (1, 2)]
+night1 = load(os.path.join("issue51", "h200-gemm-nights", "gemmnight1-gemm.json"))
+specs.append({"name": "runs", "html": report("runs", nights), "section": "h2:has-text('Run and machine comparison')",
+              "counts": {"#procurement tbody tr": 2, "#runs-of-one-device": 1, "svg.roofline:not(.overlay)": 2,
+                         "svg.overlay .point": 2 * plotted(night1)},
+              "starts": {"#procurement tbody tr td": "NVIDIA H200 · gemmnight1-gemm.json, 2026-11-28"}})
 
 # Collectives: bandwidth against size, on no FLOP roofline.
 coll = load(os.path.join("cuda", "h200x2-quick-collectives-bf16.json"))

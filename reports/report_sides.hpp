@@ -1,0 +1,24 @@
+#pragma once
+// The sides of a report: each device, and each results file where one device appears in
+// several (two nights of one H100, before and after a driver upgrade). The report compares
+// its sides against the first; a device that ran twice is two runs to compare, never one
+// roofline of both runs' points with rows in identical pairs.
+#include <vector>
+
+#include "reports/html_report.hpp"
+
+namespace rooftop::reports {
+
+struct ReportSides {
+  std::vector<ReportInput> inputs;  // as given, a repeated device's runs each named by its file
+  ReportOptions options;            // prices carried over to the renamed sides
+  bool runs_of_one_device = false;  // some device appears in more than one file
+};
+
+// Where a fingerprint appears in more than one input, each of those inputs becomes a side of
+// its own: its fingerprint and device name carry the file's name, the run's date and commit
+// ("NVIDIA H100 80GB HBM3 · night2.json, 2026-11-28 03:12, 1a2b3c4"). Otherwise the inputs as
+// they are.
+ReportSides report_sides(const std::vector<ReportInput>& inputs, const ReportOptions& options);
+
+}  // namespace rooftop::reports
