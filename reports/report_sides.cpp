@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "reports/result_rows.hpp"
 
@@ -31,7 +32,7 @@ void rename_device(RunMetadata& meta, const std::string& name) {
 }  // namespace
 
 ReportSides report_sides(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
-  ReportSides sides{inputs, options, false};
+  ReportSides sides{inputs, options, false, false};
   std::map<std::string, int> files_of;
   for (const auto& in : inputs) ++files_of[in.run.meta.fingerprint];
   std::map<std::string, int> seen;  // a file name given twice (two folders) takes its place in the list
@@ -46,6 +47,15 @@ ReportSides report_sides(const std::vector<ReportInput>& inputs, const ReportOpt
     in.run.meta.fingerprint = fp + " · " + file;
     if (const auto price = options.price_usd.find(fp); price != options.price_usd.end())
       sides.options.price_usd[in.run.meta.fingerprint] = price->second;
+  }
+  // Two devices of one model (two clouds' H100s): each named by its file as well.
+  std::map<std::string, std::set<std::string>> fingerprints_named;
+  for (const auto& in : sides.inputs) fingerprints_named[device_display_name(in.run.meta.device)].insert(in.run.meta.fingerprint);
+  for (auto& in : sides.inputs) {
+    const std::string name = device_display_name(in.run.meta.device);
+    if (fingerprints_named[name].size() < 2) continue;
+    sides.devices_of_one_model = true;
+    rename_device(in.run.meta, name + " · " + std::filesystem::path(in.origin).filename().string());
   }
   return sides;
 }

@@ -12,13 +12,15 @@ namespace rooftop::reports {
 struct ReportSides {
   std::vector<ReportInput> inputs;  // as given, a repeated device's runs each named by its file
   ReportOptions options;            // prices carried over to the renamed sides
-  bool runs_of_one_device = false;  // some device appears in more than one file
+  bool runs_of_one_device = false;    // some device appears in more than one file
+  bool devices_of_one_model = false;  // two devices share a name: each also named by its file
 };
 
 // Where a fingerprint appears in more than one input, each of those inputs becomes a side of
 // its own: its fingerprint and device name carry the file's name, the run's date and commit
-// ("NVIDIA H100 80GB HBM3 · night2.json, 2026-11-28 03:12, 1a2b3c4"). Otherwise the inputs as
-// they are.
+// ("NVIDIA H100 80GB HBM3 · night2.json, 2026-11-28 03:12, 1a2b3c4"). Two devices of one
+// model (different fingerprints, one name) are each named by their file as well
+// ("NVIDIA H100 80GB HBM3 · cloud-a.json"). Otherwise the inputs as they are.
 ReportSides report_sides(const std::vector<ReportInput>& inputs, const ReportOptions& options);
 
 }  // namespace rooftop::reports

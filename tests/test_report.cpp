@@ -267,7 +267,7 @@ TEST_CASE("comparison view: each device's run context, throttled results counted
   ReportOptions options;
   options.templates = default_templates_dir();
   const auto html = render_html_report({{"a.json", derived(device("gpu-a", 1980))}, {"b.json", derived(device("gpu-b", 1395))}}, options);
-  CHECK(html.find("NVIDIA H100 80GB HBM3<br>") != std::string::npos);
+  CHECK(html.find("NVIDIA H100 80GB HBM3 · a.json<br>") != std::string::npos);  // two of one model: by file
   CHECK(html.find("tier quick · 2026-11-21 · driver 580.159.04 · CUDA 13.0 · 700 W limit · clocks 1980-1980 MHz of 1980") !=
         std::string::npos);
   CHECK(html.find("clocks 1395-1980 MHz of 1980, 1 of 2 results throttled") != std::string::npos);
@@ -525,4 +525,25 @@ TEST_CASE("two results files of one device are two runs, compared and named by f
   const auto one = render_html_report({inputs[0]}, options);
   CHECK(one.find("comparison") == std::string::npos);
   CHECK(one.find("NVIDIA H100 80GB HBM3 (cuda-nvidia-h100-132sm-0f1e2d3c)") != std::string::npos);
+}
+
+TEST_CASE("two devices of one model are told apart by their files", "[report]") {
+  auto host = [](const std::string& fp, double seconds) {
+    RunResults run;
+    run.meta.fingerprint = fp;
+    run.meta.device = {{"name", "NVIDIA H100 80GB HBM3"}};
+    ResultRecord r;
+    r.problem = {"gemm", "cuda", Dtype::bf16, "m4096_n4096_k4096", {{"m", 4096}}, {2.0 * 4096 * 4096 * 4096, 3.0 * 4096 * 4096 * 2}, 0};
+    r.samples = {{seconds, 10, 0}};
+    run.results = {r};
+    return derived(run);
+  };
+  ReportOptions options;
+  options.templates = default_templates_dir();
+  const auto md = render_markdown_report({{"clouds/cloud-a.json", host("cuda-nvidia-h100-132sm-0f1e2d3c", 2e-4)},
+                                          {"clouds/cloud-b.json", host("cuda-nvidia-h100-132sm-77aa88bb", 2.2e-4)}},
+                                         options);
+  CHECK(md.find("NVIDIA H100 80GB HBM3 · cloud-a.json") != std::string::npos);
+  CHECK(md.find("NVIDIA H100 80GB HBM3 · cloud-b.json") != std::string::npos);
+  CHECK(md.find("### Machine comparison") != std::string::npos);  // two machines, not two runs
 }
