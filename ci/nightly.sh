@@ -108,8 +108,11 @@ case "$mode" in
     read -r -a characterize_args <<< "${ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS:-}"
     # The night's command lines, parsed and checked by rooftop before anything is measured (a
     # bad tier was found after characterize, minutes in).
-    "$rooftop" --parse-only run --tier "$tier" "${run_args[@]}" ||
-      usage_error "ROOFTOP_NIGHTLY_TIER=$tier or ROOFTOP_NIGHTLY_RUN_ARGS is refused by rooftop run (above)"
+    # Each backend's run planned as it will run (its suites, shapes and dtypes).
+    for backend in "${backends[@]}"; do
+      "$rooftop" --parse-only run --backend "$backend" --tier "$tier" "${run_args[@]}" ||
+        usage_error "ROOFTOP_NIGHTLY_TIER=$tier or ROOFTOP_NIGHTLY_RUN_ARGS is refused by rooftop run --backend $backend (above)"
+    done
     "$rooftop" --parse-only characterize "${characterize_args[@]}" ||
       usage_error "ROOFTOP_NIGHTLY_CHARACTERIZE_ARGS is refused by rooftop characterize (above)"
     echo "nightly: gating ${backends[*]} at tier $tier"

@@ -208,7 +208,8 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
     exit_code = report(*verdicts, *outputs);
   });
 
-  auto* compare = app.add_subcommand("compare", "Compare two results files (A is the reference, B the candidate)");
+  auto* compare = app.add_subcommand("compare", "Gate two results files of one machine (builds, days; A the reference, B the "
+                                                  "candidate); two machines: `report A B`");
   auto a = std::make_shared<std::string>(), b = std::make_shared<std::string>();
   auto compare_outputs = std::make_shared<GateOutputs>();
   compare->add_option("A", *a, "Reference results JSON")->required();
@@ -218,8 +219,11 @@ void add_gate_commands(CLI::App& app, int& exit_code) {
     check_gate_outputs(*compare_outputs, {{"A", *a}, {"B", *b}});
     const auto ra = load_results(*a), rb = load_results(*b);
     if (ra.meta.fingerprint != rb.meta.fingerprint)
-      fmt::print(stderr, "rooftop: note: {} and {} are from different devices ({} vs {})\n", *a, *b, ra.meta.fingerprint,
-                 rb.meta.fingerprint);
+      fmt::print(stderr,
+                 "rooftop: note: {} and {} are from different devices ({} vs {}): `compare` is the regression gate and "
+                 "takes the suite's shared shift (the machine's) out of each benchmark; to compare the machines use "
+                 "`rooftop report {} {}` (docs/compare-machines.md)\n",
+                 *a, *b, ra.meta.fingerprint, rb.meta.fingerprint, *a, *b);
     exit_code = report(gate_results(ra, rb, config_of(*compare_outputs), *a, *b), *compare_outputs);
   });
 }

@@ -287,6 +287,9 @@ int execute_run(RunFlags& f) {
   return kExitOk;
 }
 
+// The run subcommand's flags, for plan_parsed_run.
+std::shared_ptr<RunFlags> parsed_run_flags;
+
 }  // namespace
 
 void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::string>& benchmark_args,
@@ -375,6 +378,14 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                   "finished counts as a dead or hung rank (every rank then ends with exit 5)")
       ->capture_default_str()->check(finite_positive());
   cmd->callback([flags, &exit_code] { exit_code = execute_run(*flags); });
+  parsed_run_flags = flags;
+}
+
+void plan_parsed_run() {
+  if (!parsed_run_flags) return;
+  RunOptions o = parsed_run_flags->options;
+  o.tier = parse_tier(parsed_run_flags->tier);
+  plan_points(o, 0, std::max(parsed_run_flags->ranks, 1));
 }
 
 }  // namespace rooftop::cli

@@ -23,5 +23,8 @@ void add_perf_test_command(CLI::App& app, int& exit_code);
 // `benchmark_args` are the --benchmark_* flags taken out of argv for Google Benchmark.
 void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::string>& benchmark_args,
                      const std::string& command_line);
+// For `--parse-only run ...`: the parsed run's plan (suites, dtypes, tier, shapes, models and
+// filter), made as a real run makes it, no device touched; throws InputError as a run would.
+void plan_parsed_run();
 
 }  // namespace rooftop::cli

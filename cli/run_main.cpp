@@ -97,7 +97,12 @@ int rooftop::run_main(int argc, char** argv) {
   rooftop::cli::add_tune_command(app, exit_code);
   rooftop::cli::add_perf_test_command(app, exit_code);
 
-  if (parse_only) app.parse_complete_callback([] { throw ParsedOnly{}; });
+  // A run is also planned (suites, shapes, models: what a real run refuses before it starts).
+  if (parse_only)
+    app.parse_complete_callback([&app] {
+      if (app.got_subcommand("run")) rooftop::cli::plan_parsed_run();
+      throw ParsedOnly{};
+    });
 
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the choices.
   std::vector<std::string> names;

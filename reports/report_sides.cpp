@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -33,20 +34,44 @@ void rename_device(RunMetadata& meta, const std::string& name) {
 
 ReportSides report_sides(const std::vector<ReportInput>& inputs, const ReportOptions& options) {
   ReportSides sides{inputs, options, false, false};
-  std::map<std::string, int> files_of;
-  for (const auto& in : inputs) ++files_of[in.run.meta.fingerprint];
-  std::map<std::string, int> seen;  // a file name given twice (two folders) takes its place in the list
-  for (auto& in : sides.inputs) {
-    const std::string fp = in.run.meta.fingerprint;
-    if (files_of[fp] < 2) continue;
+  // A device's files, grouped into runs: a file joins the first run of its device that has
+  // none of its points (one night's GEMM and inference files are one run; a second night's
+  // GEMM file, whose points the first already has, starts another).
+  struct Run {
+    std::vector<std::size_t> files;
+    std::set<std::string> points;
+  };
+  std::map<std::string, std::vector<Run>> runs_of;  // by fingerprint
+  std::vector<std::size_t> run_index(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    auto& runs = runs_of[inputs[i].run.meta.fingerprint];
+    std::set<std::string> points;
+    for (const auto& r : inputs[i].run.results) points.insert(r.problem.name());
+    std::size_t k = 0;
+    while (k < runs.size() && std::any_of(points.begin(), points.end(), [&](const auto& p) { return runs[k].points.count(p); }))
+      ++k;
+    if (k == runs.size()) runs.emplace_back();
+    runs[k].files.push_back(i);
+    runs[k].points.insert(points.begin(), points.end());
+    run_index[i] = k;
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string fp = inputs[i].run.meta.fingerprint;
+    const auto& runs = runs_of[fp];
+    if (runs.size() < 2) continue;
     sides.runs_of_one_device = true;
-    std::string file = std::filesystem::path(in.origin).filename().string();
-    if (++seen[fp + "/" + file] > 1) file += fmt::format(" ({})", seen[fp + "/" + file]);
-    const std::string label = run_label(in, file);
-    rename_device(in.run.meta, device_display_name(in.run.meta.device) + " · " + label);
-    in.run.meta.fingerprint = fp + " · " + file;
+    // Named by its files ("night2-gemm.json + night2-inference.json"), its first file's date
+    // and commit; the run's number keeps two runs of like-named files apart.
+    const auto& run = runs[run_index[i]];
+    std::string files;
+    for (std::size_t f : run.files)
+      files += (files.empty() ? "" : " + ") + std::filesystem::path(inputs[f].origin).filename().string();
+    const std::string key = fmt::format("{} · run {}", fp, run_index[i] + 1);
+    auto& in = sides.inputs[i];
+    rename_device(in.run.meta, device_display_name(inputs[i].run.meta.device) + " · " + run_label(inputs[run.files[0]], files));
+    in.run.meta.fingerprint = key;
     if (const auto price = options.price_usd.find(fp); price != options.price_usd.end())
-      sides.options.price_usd[in.run.meta.fingerprint] = price->second;
+      sides.options.price_usd[key] = price->second;
   }
   // Two devices of one model (two clouds' H100s): each named by its file as well.
   std::map<std::string, std::set<std::string>> fingerprints_named;

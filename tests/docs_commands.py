@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Every `rooftop ...` command that README.md and docs/*.md show in a fenced shell block is
-parsed by the CLI itself (`rooftop --parse-only ...`): a renamed command or flag, or a value
-a flag refuses, fails this test instead of a reader.
+parsed by the CLI itself (`rooftop --parse-only ...`, which also plans a run: its suites,
+dtypes, tier, shapes and models): a renamed command or flag, a value a flag refuses, or a
+suite, shape or model that does not exist fails this test instead of a reader.
 
 usage: docs_commands.py ROOFTOP SOURCE_DIR WORK_DIR
 
@@ -100,11 +101,15 @@ def main():
     checked, failures = 0, []
     for document in documents:
         for line, args in commands(document.read_text()):
-            if not args or any(a in ("...", "COMMAND") or a.startswith("<") for a in args):
-                continue  # a pattern, not a command
+            if not args or any(a in ("...", "COMMAND") or a.startswith("<") or "[" in a or "$(" in a for a in args):
+                continue  # a pattern ([optional] parts, a shell substitution), not a command
+            if document.name == "contributing.md" and "rmsnorm" in args:
+                continue  # the worked example of adding a suite: not one yet
             args = args[1:] if args[0] == "--parse-only" else args
             argv = [rooftop, "--parse-only", *with_inputs(args, source, work)]
-            p = subprocess.run(argv, capture_output=True, text=True, cwd=work, timeout=60)
+            # From the source tree, as the docs' commands are given (a model's config at
+            # tests/data/hf/...); nothing runs, so nothing is written there.
+            p = subprocess.run(argv, capture_output=True, text=True, cwd=source, timeout=60)
             checked += 1
             if p.returncode != 0:
                 where = f"{document.relative_to(source)}:{line}"

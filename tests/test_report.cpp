@@ -521,6 +521,23 @@ TEST_CASE("two results files of one device are two runs, compared and named by f
   CHECK(html.find("$30000") != std::string::npos);  // the device's price carried to both runs
   const auto md = render_markdown_report(inputs, options);
   CHECK(md.find("### Run and machine comparison") != std::string::npos);
+  // One night's files of other suites (no point in common) are one run of the device: one
+  // side, no comparison; two such nights, two sides named by their files.
+  auto other_suite = [&](const std::string& created) {
+    auto run = night(created, "1a2b3c4d5e", 2e-4);
+    run.results[0].problem.shape = "m8192_n8192_k8192";  // stands for another suite's point
+    return run;
+  };
+  const auto one_night = render_html_report({inputs[0], {"nightly/night1-other.json", other_suite("2026-11-27T03:40:00Z")}},
+                                            options);
+  CHECK(one_night.find("comparison") == std::string::npos);
+  CHECK(count_of(one_night, "<svg class=\"roofline\"") == 1);
+  const auto two_nights = render_html_report({inputs[0], {"nightly/night1-other.json", other_suite("2026-11-27T03:40:00Z")},
+                                              inputs[1], {"nightly/night2-other.json", other_suite("2026-11-28T03:40:00Z")}},
+                                             options);
+  CHECK(two_nights.find("NVIDIA H100 80GB HBM3 · night1.json + night1-other.json, 2026-11-27 03:12") != std::string::npos);
+  CHECK(two_nights.find("NVIDIA H100 80GB HBM3 · night2.json + night2-other.json, 2026-11-28 03:10") != std::string::npos);
+  CHECK(count_of(two_nights, "<svg class=\"roofline\"") == 2);  // a chart a run
   // One device in one file: a machine report as before.
   const auto one = render_html_report({inputs[0]}, options);
   CHECK(one.find("comparison") == std::string::npos);
