@@ -23,7 +23,8 @@ void add_calibrate_command(CLI::App& app, int& exit_code) {
   auto markdown = std::make_shared<std::string>();
   auto config_file = std::make_shared<std::string>();
   cmd->add_option("--config", *config_file, "Gate config JSON whose thresholds to measure")->check(CLI::ExistingFile);
-  cmd->add_option("--aa", *aa, "Two or more results files of the same build on this machine (A/A)")->required()->expected(2, 1000);
+  cmd->add_option("--aa", *aa, "Two or more results files of the same build on this machine (A/A)")
+      ->required()->expected(2, 1000)->option_text("FILE FILE [FILE...] REQUIRED");
   cmd->add_option("--injected", *injected, "FRACTION=FILE: a run made with ROOFTOP_INJECT_SLOWDOWN=FRACTION");
   cmd->add_option("--comparisons", *comparisons, "Offline comparisons per row")->capture_default_str()->check(CLI::Range(10, 1000000));
   cmd->add_option("--slowdowns", *slowdowns, "Offline slowdowns to detect")->delimiter(',')->check(finite_range(0, 10));

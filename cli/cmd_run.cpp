@@ -80,6 +80,7 @@ struct RunFlags {
   double min_time = 0;
   int ranks = 1;
   std::string prompt;  // --prompt, as given
+  bool skip_check = false;  // --skip-check: options.check off
 };
 
 // Every file the run writes, checked before anything is measured: a trace or a Google
@@ -135,6 +136,7 @@ void remeasure_exceeded_ceilings(const Backend& backend, RunResults& results, nl
 
 int execute_run(RunFlags& f) {
   auto& o = f.options;
+  if (f.skip_check) o.check = false;
   o.tier = parse_tier(f.tier);
   if (f.ranks > 1 && !launched_as_local_rank()) {
     // NCCL (or RCCL through its API): the collectives, and the scenarios' tensor-parallel points.
@@ -326,7 +328,7 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
   cmd->add_option("--seed", flags->seed, "Seed of the random inputs (default: fresh, recorded in the results)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--out", flags->out, "Results JSON, rewritten atomically after every point (a pipe or device: once, at the end)");
-  cmd->add_flag("--skip-check{false}", o.check,
+  cmd->add_flag("--skip-check", flags->skip_check,
                 "Timing only: skip the check against the reference (rooftop ab passes it after its first pair has "
                 "checked both builds); the results say correctness null");
   cmd->add_flag("--stages", o.stages, "inference: after the repetitions, a profiling pass that times each stage "
@@ -368,7 +370,7 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
                                       "the point's data fits in it")
       ->transform(CLI::CheckedTransformer(std::map<std::string, CachePolicy>{
           {"auto", CachePolicy::automatic}, {"cold", CachePolicy::cold}, {"warm", CachePolicy::warm}}))
-      ->default_str("auto");
+      ->option_text("auto|cold|warm (default auto)");
   cmd->add_option("--ranks", flags->ranks,
                   "collectives on cuda: start this many processes on this host, one per GPU, as torchrun does "
                   "(default: one process drives every GPU; under mpirun or srun, one rank a process)")

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,17 @@ int rooftop::run_main(int argc, char** argv) {
   rooftop::cli::add_history_command(app, exit_code);
   rooftop::cli::add_tune_command(app, exit_code);
   rooftop::cli::add_perf_test_command(app, exit_code);
+
+  // The exit codes and Google Benchmark's flags once, on `rooftop --help`; each command's
+  // help ends with a line pointing there (the whole footer made `baseline show --help` 34
+  // lines, 27 of them footer).
+  const std::function<void(CLI::App&)> short_footers = [&](CLI::App& parent) {
+    for (auto* sub : parent.get_subcommands({})) {
+      sub->footer(fmt::format("Exit codes and Google Benchmark's --benchmark_* flags: `{} --help`.", program));
+      short_footers(*sub);
+    }
+  };
+  short_footers(app);
 
   // A run is also planned (suites, shapes, models: what a real run refuses before it starts).
   if (parse_only)
