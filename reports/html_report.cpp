@@ -168,18 +168,24 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std:
       row.set("name", r.problem.shape);
       row.set("dtype", std::string(dtype_name(r.problem.dtype)));
       row.set("scenario", r.declared.scenario);
-      row.set("ttft", metric(r, "ttft_s", 1e3));
-      const auto tpot = metric(r, "tpot_s", 1e3);
-      row.set("tpot", tpot != "-" ? tpot : metric(r, "itl_mean_s", 1e3));
+      // A serve point's latencies are percentiles over its requests: the median request's,
+      // p50 (its p99 is in the serving section's curve and table).
+      const bool serve = r.declared.scenario == "serve";
+      row.set("ttft", metric(r, serve ? "ttft_p50_s" : "ttft_s", 1e3) + (serve ? " (p50)" : ""));
+      const auto tpot = metric(r, serve ? "tpot_p50_s" : "tpot_s", 1e3);
+      row.set("tpot", tpot != "-" ? tpot + (serve ? " (p50)" : "") : metric(r, "itl_mean_s", 1e3));
       row.set("itl_p99", metric(r, "itl_p99_s", 1e3));
       const auto out = metric(r, "output_tokens_per_s", 1);
       row.set("tokens", out != "-" ? out : metric(r, "prompt_tokens_per_s", 1) + " (prompt)");
       row.set("joules", d.power && d.power->joules_per_token
                             ? fmt::format("{:.3g} ({:.0f} W)", *d.power->joules_per_token, d.power->board_w)
                             : "-");
-      row.set("roof", d.roofline ? fmt::format("{:.0f}% {}", 100 * d.roofline->fraction_of_attainable,
-                                               bound_name(d.roofline->bound))
-                                 : "-");
+      // A serve point's work over its wall time includes the idle between arrivals: no place
+      // under the roof (its decode steps are placed in the serving section).
+      row.set("roof", serve ? std::string("- (serve: its decode steps, below)")
+                      : d.roofline ? fmt::format("{:.0f}% {}", 100 * d.roofline->fraction_of_attainable,
+                                                 bound_name(d.roofline->bound))
+                                   : "-");
       std::vector<std::pair<std::string, double>> stages;
       for (const auto& s : in.run.results)
         if (s.measured.is_stage() && s.measured.of == r.problem.name() && !s.samples.empty())

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <map>
 
@@ -235,6 +236,49 @@ std::string panel(const ServeCurve& c, double x0, const char* title, LatencyPerc
     }
   return svg + "</g>";
 }
+
+// A rate a second against the offered rate, on a linear axis from 0 (the throughput curve
+// users know from serving benchmarks: it follows the offered rate, then bends at the knee).
+// `diagonal`: the offered rate itself drawn as a line, what a goodput that keeps up reaches.
+std::string throughput_panel(const ServeCurve& c, const char* title, const char* unit, double ServeRatePoint::*value_of,
+                             bool diagonal, double rate_high) {
+  const double left = kLeft, right = kPanelWidth - kRight;
+  double high = diagonal ? rate_high : 0;
+  for (const auto& p : c.points) high = std::max(high, p.*value_of);
+  high = high > 0 ? high * 1.08 : 1;
+  const auto x = [&](double rate) { return left + (right - left) * rate / rate_high; };
+  const auto y = [&](double v) { return (kHeight - kBottom) - (kHeight - kBottom - kTop) * v / high; };
+  std::string svg = fmt::format(R"(<g class="panel" data-metric="{}">)", title);
+  svg += fmt::format(R"(<text class="panel-title" x="{:.1f}" y="{}">{}</text>)", left, kTop - 12, svg_escape(title));
+  for (double t : linear_ticks(high))
+    svg += fmt::format(R"(<line class="grid" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"/><text class="tick" x="{:.1f}" y="{:.1f}" text-anchor="end" dominant-baseline="middle">{}</text>)",
+                       left, y(t), right, y(t), left - 5, y(t), si(t, ""));
+  for (double t : linear_ticks(rate_high))
+    svg += fmt::format(R"(<line class="grid" x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}"/><text class="tick" x="{0:.1f}" y="{3}" text-anchor="middle">{4:g}</text>)",
+                       x(t), kTop, kHeight - kBottom, kHeight - kBottom + 15, t);
+  svg += fmt::format(R"(<text class="axis" x="{:.1f}" y="{}" text-anchor="middle">offered rate (requests/s)</text>)", (left + right) / 2,
+                     kHeight - 10);
+  if (diagonal) {
+    const double top = std::min(rate_high, high);
+    svg += fmt::format(R"(<line class="offered" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"><title>the offered rate: every request served within the objective</title></line>)",
+                       x(0), y(0), x(top), y(top));
+  }
+  if (c.sustainable && *c.sustainable > 0)
+    svg += fmt::format(R"(<line class="sustainable" x1="{0:.1f}" y1="{1}" x2="{0:.1f}" y2="{2}"><title>sustainable: {3:.4g} requests/s</title></line>)",
+                       x(*c.sustainable), kTop, kHeight - kBottom, *c.sustainable);
+  std::string path;
+  for (const auto& p : c.points)
+    if (p.*value_of >= 0) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", x(p.rate), y(p.*value_of));
+  if (!path.empty()) svg += fmt::format(R"(<path class="curve throughput" d="{}" style="stroke:{}"/>)", path, kPercentileColour[2]);
+  for (const auto& p : c.points) {
+    if (p.*value_of < 0) continue;
+    svg += fmt::format(
+        R"(<circle class="curve-point throughput {}" data-rate="{:g}" cx="{:.1f}" cy="{:.1f}" r="4" style="{}:{}"><title>{:.4g} requests/s offered: {} {}; {}</title></circle>)",
+        p.valid ? "valid" : "invalid", p.rate, x(p.rate), y(p.*value_of), p.valid ? "fill" : "stroke", kPercentileColour[2], p.rate,
+        si(p.*value_of, ""), unit, svg_escape(p.verdict.empty() ? (p.valid ? "VALID" : "INVALID") : p.verdict));
+  }
+  return svg + "</g>";
+}
 }  // namespace
 
 std::string load_latency_svg(const ServeCurve& c) {
@@ -249,8 +293,36 @@ std::string load_latency_svg(const ServeCurve& c) {
                        kHeight) +
            panel(c, 0, title, metric_of, objective, high) + "</svg>\n";
   };
-  std::string html = "<div class=\"serve-curve\">\n" + one("TTFT", &ServeRatePoint::ttft, c.slo_ttft_s) +
-                     one("TPOT", &ServeRatePoint::tpot, c.slo_tpot_s) + one("E2E", &ServeRatePoint::e2e, 0);
+  // A panel only where its metric was recorded, and in the legend only the percentiles that
+  // were (a --sweep-rate search kept each run's p99 only before 2026-11-27: the page drew an
+  // empty E2E panel and listed p50 and p90 it did not have).
+  const auto recorded = [&](LatencyPercentiles ServeRatePoint::*metric_of, double LatencyPercentiles::*q) {
+    return std::any_of(c.points.begin(), c.points.end(), [&](const ServeRatePoint& p) { return (p.*metric_of).*q > 0; });
+  };
+  std::string html = "<div class=\"serve-curve\">\n", missing;
+  bool has[3] = {false, false, false};
+  for (const auto& [title, metric_of, objective] :
+       {std::tuple{"TTFT", &ServeRatePoint::ttft, c.slo_ttft_s}, std::tuple{"TPOT", &ServeRatePoint::tpot, c.slo_tpot_s},
+        std::tuple{"E2E", &ServeRatePoint::e2e, 0.0}}) {
+    const bool q[3] = {recorded(metric_of, &LatencyPercentiles::p50), recorded(metric_of, &LatencyPercentiles::p90),
+                       recorded(metric_of, &LatencyPercentiles::p99)};
+    if (!q[0] && !q[1] && !q[2]) {
+      missing += (missing.empty() ? "" : ", ") + std::string(title);
+      continue;
+    }
+    for (int i = 0; i < 3; ++i) has[i] = has[i] || q[i];
+    html += one(title, metric_of, objective);
+  }
+  // Throughput against the offered rate: goodput (with the offered rate as its ceiling) and
+  // output tokens a second, where recorded.
+  const auto throughput = [&](const char* title, const char* unit, double ServeRatePoint::*value_of, bool diagonal) {
+    if (std::none_of(c.points.begin(), c.points.end(), [&](const ServeRatePoint& p) { return p.*value_of >= 0; })) return;
+    html += fmt::format(R"(<svg class="serve-panel" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {} {}" role="img">)", kPanelWidth,
+                        kHeight) +
+            throughput_panel(c, title, unit, value_of, diagonal, high) + "</svg>\n";
+  };
+  throughput("Goodput (requests/s)", "requests/s within the objective", &ServeRatePoint::goodput, true);
+  throughput("Output tokens/s", "output tokens/s", &ServeRatePoint::output_tokens_per_s, false);
   std::string legend;
   double lx = 8;
   const double ly = kLegend / 2;
@@ -259,9 +331,10 @@ std::string load_latency_svg(const ServeCurve& c) {
     lx += 34 + 7.0 * static_cast<double>(text.size());
   };
   for (int q = 0; q < 3; ++q)
-    entry(fmt::format(R"(<line class="curve {}" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" style="stroke:{}"/>)", kPercentileName[q], lx,
-                      ly, lx + 20, ly, kPercentileColour[q]),
-          kPercentileName[q]);
+    if (has[q])
+      entry(fmt::format(R"(<line class="curve {}" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" style="stroke:{}"/>)", kPercentileName[q],
+                        lx, ly, lx + 20, ly, kPercentileColour[q]),
+            kPercentileName[q]);
   entry(fmt::format(R"(<line class="objective" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"/>)", lx, ly, lx + 20, ly), "objective");
   entry(fmt::format(R"(<line class="sustainable" x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}"/>)", lx + 10, ly - 7, lx + 10, ly + 7),
         "sustainable rate");
@@ -269,6 +342,10 @@ std::string load_latency_svg(const ServeCurve& c) {
         "INVALID run (hollow)");
   html += fmt::format(R"(<svg class="serve-legend" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {:.0f} {}" role="img">)", lx, kLegend) +
           legend + "</svg>\n";
+  std::string notes;
+  if (!has[0] && !has[1] && has[2]) notes += "p99 only: these runs recorded no p50 or p90. ";
+  if (!missing.empty()) notes += missing + ": not recorded by these runs, so not drawn.";
+  if (!notes.empty()) html += "<p class=\"small serve-note\">" + svg_escape(notes) + "</p>\n";
   return html + "</div>";
 }
 

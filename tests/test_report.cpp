@@ -10,6 +10,7 @@
 #include "reports/html_report.hpp"
 #include "reports/log_axis.hpp"
 #include "reports/roofline_svg.hpp"
+#include "reports/serve_curve.hpp"
 
 using namespace rooftop;
 namespace {
@@ -563,4 +564,32 @@ TEST_CASE("two devices of one model are told apart by their files", "[report]") 
   CHECK(md.find("NVIDIA H100 80GB HBM3 · cloud-a.json") != std::string::npos);
   CHECK(md.find("NVIDIA H100 80GB HBM3 · cloud-b.json") != std::string::npos);
   CHECK(md.find("### Machine comparison") != std::string::npos);  // two machines, not two runs
+}
+
+TEST_CASE("the load-latency curve draws what the runs recorded: no empty panel, no percentile it lacks", "[report]") {
+  ServeCurve c;
+  c.slo_ttft_s = 0.5;
+  c.slo_tpot_s = 0.05;
+  c.sustainable = 8;
+  c.searched = true;
+  for (double rate : {4.0, 8.0, 16.0}) {
+    ServeRatePoint p;
+    p.rate = rate;
+    p.ttft = {0, 0, 0.1 * rate};  // a --sweep-rate run of before 2026-11-27: p99 only, no E2E
+    p.tpot = {0, 0, 0.005 * rate};
+    p.valid = rate < 16;
+    p.goodput = rate < 16 ? rate : 3;
+    p.output_tokens_per_s = 100 * rate;
+    c.points.push_back(p);
+  }
+  const auto html = load_latency_svg(c);
+  CHECK(html.find(R"(data-metric="TTFT")") != std::string::npos);
+  CHECK(html.find(R"(data-metric="E2E")") == std::string::npos);  // not recorded: not drawn
+  CHECK(html.find("E2E: not recorded by these runs") != std::string::npos);
+  CHECK(html.find("p99 only") != std::string::npos);
+  CHECK(html.find(">p50<") == std::string::npos);  // the legend lists only what is drawn
+  CHECK(html.find(">p99<") != std::string::npos);
+  // Goodput under the offered rate's diagonal, and the output tokens a second.
+  CHECK(count_of(html, R"(class="curve-point throughput)") == 6);
+  CHECK(html.find(R"(<line class="offered")") != std::string::npos);
 }

@@ -42,6 +42,15 @@ run(async (browser, problems) => {
     }
     if ((await panel.locator("line.sustainable").count()) !== 1) problems.push(`${metric}: no sustainable-rate line`);
   }
+  // Throughput against the offered rate: goodput under the offered rate's diagonal, and the
+  // output tokens a second, a marker a rate each.
+  for (const metric of ["Goodput (requests/s)", "Output tokens/s"]) {
+    const panel = curve.locator(`g.panel[data-metric="${metric}"]`);
+    const shown = await panel.locator("circle.curve-point").count();
+    if (shown !== spec.rates) problems.push(`${metric}: ${shown} markers, expected ${spec.rates}`);
+  }
+  if ((await curve.locator(`g.panel[data-metric="Goodput (requests/s)"] line.offered`).count()) !== 1)
+    problems.push("the goodput panel has no offered-rate diagonal");
   const decode = page.locator("svg.decode-roofline").first();
   const points = await decode.locator(".point").count();
   if (points !== spec.steps) problems.push(`the decode roofline has ${points} points, expected ${spec.steps}`);
