@@ -6,6 +6,7 @@
 #include "reports/result_rows.hpp"
 #include "reports/run_scope.hpp"
 #include "reports/tp_scaling.hpp"
+#include "reports/tp_scaling_svg.hpp"
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -197,24 +198,35 @@ std::vector<data> inference_section(const std::vector<ReportInput>& inputs, std:
   return rows;
 }
 
-// Tensor-parallel scaling across the files (tp_scaling.hpp): a row a point and tp.
-std::vector<data> tp_scaling_section(const std::vector<ReportInput>& inputs) {
+// Tensor-parallel scaling across the files (tp_scaling.hpp): a row a point and tp, and the
+// speed-up chart (tp_scaling_svg.hpp).
+data tp_scaling_section(const std::vector<ReportInput>& inputs) {
   std::vector<const RunResults*> runs;
   for (const auto& in : inputs) runs.push_back(&in.run);
+  const auto scaling = tp_scaling_rows(runs);
   std::vector<data> rows;
-  for (const auto& r : tp_scaling_rows(runs)) {
+  double base_tokens = 0;
+  for (std::size_t i = 0; i < scaling.size(); ++i) {
+    const auto& r = scaling[i];
+    if (i == 0 || scaling[i - 1].point != r.point || scaling[i - 1].device != r.device) base_tokens = r.tokens_per_s;
     data row;
     row.set("device", r.device);
     row.set("point", r.point);
+    row.set("filter", fmt::format("{} {} {}_tp{} tp{}", r.device, r.point, r.point, r.tp, r.tp));  // "tp2" finds it
     row.set("dtype", r.dtype);
     row.set("tp", std::to_string(r.tp));
     row.set("tpot", fmt::format("{:.3f}", r.tpot_s * 1e3));
-    row.set("tokens", fmt::format("{:.4g}", r.tokens_per_s));
+    row.set("tokens", r.tokens_per_s > 0 ? decimal(r.tokens_per_s) : "-");
+    row.set("tokens_ratio", r.tokens_per_s > 0 && base_tokens > 0 ? fmt::format("{:.2f}x", r.tokens_per_s / base_tokens) : "-");
     row.set("speedup", fmt::format("{:.2f}x", r.speedup));
     row.set("efficiency", fmt::format("{:.0f}%", 100 * r.efficiency));
     rows.push_back(row);
   }
-  return rows;
+  data section;
+  if (rows.empty()) return section;
+  section.set("rows", list_of(rows));
+  section.set("svg", tp_scaling_svg(scaling));
+  return section;
 }
 
 // The device's properties: the device object as a results file holds it, or its properties alone.
@@ -797,11 +809,7 @@ data build_view(const std::vector<ReportInput>& given, const ReportOptions& give
     }
   }
   // Tensor-parallel scaling across the files (tp_scaling.hpp).
-  if (auto scaling = tp_scaling_section(inputs); !scaling.empty()) {
-    data section;
-    section.set("rows", list_of(scaling));
-    view.set("tp_scaling", section);
-  }
+  if (auto scaling = tp_scaling_section(inputs); !scaling.is_empty_object()) view.set("tp_scaling", scaling);
   const data worst = worst_section(inputs);
   if (!worst.is_empty_list()) view.set("has_worst", true);
   view.set("worst", worst);

@@ -69,8 +69,10 @@ void print_tp_scaling(std::ostream& out, const std::vector<TpScalingRow>& rows) 
              "tokens/s", "speedup", "efficiency");
   const auto cut = [](const std::string& s, std::size_t n) { return s.size() <= n ? s : s.substr(0, n - 2) + ".."; };
   for (const auto& r : rows)
-    fmt::print(out, "{:<36} {:<6} {:<28} {:>4} {:>8.3f} ms {:>10.4g} {:>7.2f}x {:>9.0f}%\n", cut(r.point, 36), r.dtype,
-               cut(r.device, 28), r.tp, r.tpot_s * 1e3, r.tokens_per_s, r.speedup, 100 * r.efficiency);
+    fmt::print(out, "{:<36} {:<6} {:<28} {:>4} {:>8.3f} ms {:>10} {:>7.2f}x {:>9.0f}%\n", cut(r.point, 36), r.dtype,
+               cut(r.device, 28), r.tp, r.tpot_s * 1e3,
+               r.tokens_per_s >= 1000 ? fmt::format("{:.0f}", r.tokens_per_s) : fmt::format("{:.4g}", r.tokens_per_s),
+               r.speedup, 100 * r.efficiency);
 }
 
 }  // namespace rooftop::reports

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "reports/tp_scaling.hpp"
+#include "reports/tp_scaling_svg.hpp"
 
 using namespace rooftop;
 
@@ -55,4 +56,22 @@ TEST_CASE("tp scaling: each point's TPOT by tp, speed-up and efficiency against 
   CHECK_THAT(out.str(), Catch::Contains("m_decode_b1_c128") && Catch::Contains("4.000 ms") && Catch::Contains("69%"));
   for (std::size_t at = 0, end; (end = out.str().find('\n', at)) != std::string::npos; at = end + 1)
     CHECK(end - at <= 120);
+}
+
+TEST_CASE("tp scaling: the speed-up chart, a line a point and the ideal; tokens/s in whole numbers", "[report][tp]") {
+  const auto one = run_of({decode_point("m_decode_b1_c128", 1, {1.0 / 24769})});
+  const auto four = run_of({decode_point("m_decode_b1_c128_tp4", 4, {1.0 / 14061})});
+  const auto rows = reports::tp_scaling_rows({&one, &four});
+  REQUIRE(rows.size() == 2);
+  const auto svg = reports::tp_scaling_svg(rows);
+  CHECK_THAT(svg, Catch::Contains(R"(<line class="ideal")") && Catch::Contains(R"(class="tp-line")") &&
+                      Catch::Contains("tp1") && Catch::Contains("tp4"));
+  std::size_t points = 0;
+  for (auto at = svg.find("tp-point"); at != std::string::npos; at = svg.find("tp-point", at + 1)) ++points;
+  CHECK(points == 2);
+  CHECK(reports::tp_scaling_svg({}).empty());
+  // 24769 tokens/s reads so, not 2.477e+04.
+  std::ostringstream out;
+  reports::print_tp_scaling(out, rows);
+  CHECK_THAT(out.str(), Catch::Contains("24769") && !Catch::Contains("e+04"));
 }
