@@ -386,6 +386,10 @@ void add_run_command(CLI::App& app, int& exit_code, const std::vector<std::strin
 void plan_parsed_run() {
   if (!parsed_run_flags) return;
   RunOptions o = parsed_run_flags->options;
+  // A backend this build does not have (the HIP build and `--backend cuda`) is the build's
+  // matter, not the command line's: a real run says so; a parse does not plan it.
+  const auto& built = backends();
+  if (std::none_of(built.begin(), built.end(), [&](const auto& b) { return b->name() == o.backend; })) return;
   o.tier = parse_tier(parsed_run_flags->tier);
   plan_points(o, 0, std::max(parsed_run_flags->ranks, 1));
 }
