@@ -58,7 +58,7 @@ TEST_CASE("tp scaling: each point's TPOT by tp, speed-up and efficiency against 
     CHECK(end - at <= 120);
 }
 
-TEST_CASE("tp scaling: the speed-up chart, a line a point and the ideal; tokens/s in whole numbers", "[report][tp]") {
+TEST_CASE("tp scaling: the speed-up chart, a line a point and the ideal, and tokens/s in whole numbers", "[report][tp]") {
   const auto one = run_of({decode_point("m_decode_b1_c128", 1, {1.0 / 24769})});
   const auto four = run_of({decode_point("m_decode_b1_c128_tp4", 4, {1.0 / 14061})});
   const auto rows = reports::tp_scaling_rows({&one, &four});
