@@ -492,18 +492,26 @@ TEST_CASE("trend charts from the history: the first run's series, change points 
   CHECK(render_html_report({{"r.json", derived(run)}}, options).find("Trends in the nightly history") == std::string::npos);
 }
 
+namespace {
+// One H100-named GEMM result of `seconds`, derived: the runs of the device-naming tests below.
+RunResults h100_gemm_run(const std::string& fingerprint, double seconds) {
+  RunResults run;
+  run.meta.fingerprint = fingerprint;
+  run.meta.device = {{"name", "NVIDIA H100 80GB HBM3"}};
+  ResultRecord r;
+  r.problem = {"gemm", "cuda", Dtype::bf16, "m4096_n4096_k4096", {{"m", 4096}}, {2.0 * 4096 * 4096 * 4096, 3.0 * 4096 * 4096 * 2}, 0};
+  r.samples = {{seconds, 10, 0}};
+  run.results = {r};
+  return run;
+}
+}  // namespace
+
 TEST_CASE("two results files of one device are two runs, compared and named by file, date and commit", "[report]") {
   auto night = [](const std::string& created, const std::string& commit, double seconds) {
-    RunResults run;
-    run.meta.fingerprint = "cuda-nvidia-h100-132sm-0f1e2d3c";
-    run.meta.device = {{"name", "NVIDIA H100 80GB HBM3"}};
+    RunResults run = h100_gemm_run("cuda-nvidia-h100-132sm-0f1e2d3c", seconds);
     run.meta.created = created;
     run.meta.git_commit = commit;
     run.meta.ceilings = Ceilings{{{"bf16_tensor", "bf16", "mma", 1e15}}, {{"HBM", 3e12, 0}}, 0, {}};
-    ResultRecord r;
-    r.problem = {"gemm", "cuda", Dtype::bf16, "m4096_n4096_k4096", {{"m", 4096}}, {2.0 * 4096 * 4096 * 4096, 3.0 * 4096 * 4096 * 2}, 0};
-    r.samples = {{seconds, 10, 0}};
-    run.results = {r};
     return derived(run);
   };
   ReportOptions options;
@@ -546,16 +554,7 @@ TEST_CASE("two results files of one device are two runs, compared and named by f
 }
 
 TEST_CASE("two devices of one model are told apart by their files", "[report]") {
-  auto host = [](const std::string& fp, double seconds) {
-    RunResults run;
-    run.meta.fingerprint = fp;
-    run.meta.device = {{"name", "NVIDIA H100 80GB HBM3"}};
-    ResultRecord r;
-    r.problem = {"gemm", "cuda", Dtype::bf16, "m4096_n4096_k4096", {{"m", 4096}}, {2.0 * 4096 * 4096 * 4096, 3.0 * 4096 * 4096 * 2}, 0};
-    r.samples = {{seconds, 10, 0}};
-    run.results = {r};
-    return derived(run);
-  };
+  auto host = [](const std::string& fp, double seconds) { return derived(h100_gemm_run(fp, seconds)); };
   ReportOptions options;
   options.templates = default_templates_dir();
   const auto md = render_markdown_report({{"clouds/cloud-a.json", host("cuda-nvidia-h100-132sm-0f1e2d3c", 2e-4)},
